@@ -1,0 +1,129 @@
+// Builds the Fastify app from the platform plugins and the modules. No I/O beyond what
+// the caller passed in: main.ts (and the tests) open the database and start listening.
+import Fastify from 'fastify';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './store/db.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import type { Platform } from './platform/context.ts';
+import type { App } from './platform/app-type.ts';
+import { RouteTable } from './platform/route-table.ts';
+import { registerErrorHandling } from './platform/errors.ts';
+import { registerAuth } from './platform/auth.ts';
+import { registerIdempotency } from './platform/idempotency.ts';
+import { validatorCompiler } from './platform/validation.ts';
+import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
+import { ProblemSchema } from './platform/schemas.ts';
+import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
+import { newId } from './platform/ids.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { SandboxClocks } from './jobs/sandbox-clocks.ts';
+import { EventEmitter } from './events/emit.ts';
+import { AccountService } from './modules/accounts/service.ts';
+import { KeyService } from './modules/keys/service.ts';
+import { AccountSchema } from './modules/accounts/schema.ts';
+import { ApiKeySchema } from './modules/keys/schema.ts';
+import { modules } from './modules/index.ts';
+import type { Services } from './modules/services.ts';
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  limiter?: RateLimiter;
+  logger?: boolean | object;
+}
+
+export interface Built {
+  app: App;
+  platform: Platform;
+  services: Services;
+  /** Set when shutting down, so /readyz answers 503 while in-flight requests finish. */
+  draining: { value: boolean };
+}
+
+export async function buildApp(opts: BuildOptions): Promise<Built> {
+  const { config, database } = opts;
+  const clock = opts.clock ?? systemClock;
+  const routes = new RouteTable();
+  const draining = { value: false };
+
+  const app = Fastify({
+    logger: opts.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers["idempotency-key"]', '*.secret', '*.signing_secret'],
+    },
+    trustProxy: config.trustProxy as any,
+    bodyLimit: 1024 * 1024,
+    genReqId: () => newId('request'),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  app.setValidatorCompiler(validatorCompiler);
+
+  const jobs = new JobQueue(database, clock, {
+    concurrency: config.workerConcurrency,
+    pollMs: config.workerPollMs,
+    leaseMs: 30_000,
+    onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),
+  });
+  const platform: Platform = {
+    config, database, clock, jobs, sandboxClocks: new SandboxClocks(database, clock, jobs), log: app.log,
+  };
+  const services = {
+    accounts: new AccountService(database.db, clock),
+    keys: new KeyService(database.db, clock),
+  } as Services;
+  const events = new EventEmitter();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRoute', (route) => {
+    routes.add(route.url, route.method);
+    const open = route.url.startsWith('/v1/') && !route.config?.public;
+    if (open && !route.config?.scope) throw new Error(`route ${route.method} ${route.url} declares no scope`);
+    if (route.url.startsWith('/v1/')) {
+      route.schema = { ...route.schema, security: route.config?.public ? [] : [{ bearerAuth: [] }] } as any;
+    }
+  });
+
+  registerErrorHandling(app, routes);
+  registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
+  registerIdempotency(app, platform);
+
+  app.addSchema(ProblemSchema);
+  app.addSchema(AccountSchema);
+  app.addSchema(ApiKeySchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: OPENAPI_INFO,
+      servers: [{ url: `http://${config.host}:${config.port}` }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'sb_test_... or sb_live_...' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+
+  app.get('/v1/openapi.json', {
+    config: { public: true },
+    schema: { hide: true },
+  }, async () => buildOpenApiDocument(app));
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (draining.value) return reply.code(503).send({ status: 'draining' });
+    await database.db.selectFrom('accounts').select('id').limit(1).execute();
+    return { status: 'ready', database: database.engine };
+  });
+  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json' } } as any);
+
+  for (const module of modules) {
+    await module.register(app, { platform, events, services });
+  }
+  await app.ready();
+  return { app, platform, services, draining };
+}

@@ -1,0 +1,102 @@
+// One typed configuration, read from environment variables and CLI flags.
+// Every setting here is listed in the README's settings table.
+import { resolve } from 'node:path';
+
+export interface LlmConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  timeoutMs: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  logLevel: string;
+  /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of CIDRs. */
+  trustProxy: boolean | number | string;
+  /** Seconds between webhook attempts after the first (which is immediate). */
+  webhookRetrySchedule: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  /** Multiplies every simulated carrier delay (0.01 makes a 5 s call last 50 ms). */
+  simTimeScale: number;
+  /** Extra non-business days for porting, YYYY-MM-DD. */
+  holidays: string[];
+  workerConcurrency: number;
+  workerPollMs: number;
+  llm: LlmConfig | undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+function number(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/** Svix's schedule after the immediate first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+export interface Flags {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+}
+
+export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
+  const schedule = list(env, 'SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE').map((s) => {
+    const n = Number(s);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE has a bad entry "${s}"`);
+    return n;
+  });
+  const llmBase = env.SWITCHBOARD_LLM_BASE_URL;
+  return {
+    host: flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1',
+    port: flags.port ?? number(env, 'SWITCHBOARD_PORT', number(env, 'PORT', 8080)),
+    dataDir: resolve(flags.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    logLevel: env.SWITCHBOARD_LOG_LEVEL ?? 'info',
+    trustProxy: trustProxy(env.SWITCHBOARD_TRUST_PROXY),
+    webhookRetrySchedule: schedule.length > 0 ? schedule : DEFAULT_RETRY_SCHEDULE,
+    webhookTimeoutMs: number(env, 'SWITCHBOARD_WEBHOOK_TIMEOUT_MS', 10_000),
+    webhookAllowPrivate: bool(env, 'SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE', false),
+    simTimeScale: number(env, 'SWITCHBOARD_SIM_TIME_SCALE', 1),
+    holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
+    workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
+    workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
+    llm: llmBase
+      ? {
+          baseUrl: llmBase,
+          apiKey: env.SWITCHBOARD_LLM_API_KEY,
+          model: env.SWITCHBOARD_LLM_MODEL ?? 'gpt-4o-mini',
+          timeoutMs: number(env, 'SWITCHBOARD_LLM_TIMEOUT_MS', 8000),
+        }
+      : undefined,
+  };
+}

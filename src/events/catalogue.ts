@@ -1,0 +1,67 @@
+// The event catalogue: every state change of every resource has one event type,
+// `<resource>.<change>`. The five names of the service interface are exact:
+// call.completed, call.recording.ready, message.delivered, ai.conversation.scored,
+// number.ported. The OpenAPI document's `webhooks` section is generated from this list.
+export const EVENT_TYPES = {
+  // Calls: one per transition of the call state machine.
+  'call.queued': 'A call was created and is waiting for the carrier.',
+  'call.ringing': 'The called party is ringing.',
+  'call.answered': 'The called party answered; the call is in progress.',
+  'call.completed': 'A call has completed.',
+  'call.busy': 'The called party was busy.',
+  'call.no_answer': 'The called party did not answer before the ring timeout.',
+  'call.failed': 'The carrier could not place the call.',
+  'call.canceled': 'The call was hung up before it was answered.',
+  'call.transferred': 'A call in progress was transferred to another number.',
+  'call.transfer_failed': 'A transfer failed (the target was busy or did not answer); the call stays up.',
+
+  // Recordings
+  'call.recording.started': 'A recording of a call started.',
+  'call.recording.paused': 'A recording was paused.',
+  'call.recording.resumed': 'A recording was resumed.',
+  'call.recording.stopped': 'A recording was stopped and is being processed.',
+  'call.recording.ready': 'A recording of a call is available.',
+  'call.recording.failed': 'A recording could not be processed.',
+  'call.recording.redacted': 'PII was redacted from a recording.',
+
+  // Messages: one per status change.
+  'message.queued': 'A message was accepted and queued.',
+  'message.sending': 'A message is being handed to the carrier.',
+  'message.sent': 'The carrier accepted a message.',
+  'message.delivered': 'A message has been delivered.',
+  'message.undelivered': 'The carrier could not deliver a message.',
+  'message.failed': 'A message could not be sent.',
+  'message.read': 'A WhatsApp message was read by the recipient.',
+  'message.received': 'An inbound message was received by a number of the account.',
+
+  // Numbers and ports
+  'number.provisioned': 'A phone number was provisioned.',
+  'number.updated': 'A phone number was updated.',
+  'number.released': 'A phone number was released.',
+  'number.port.submitted': 'A port-in order was submitted (or resubmitted after an exception).',
+  'number.port.foc_scheduled': 'The losing carrier confirmed a firm order commitment (FOC) date.',
+  'number.port.exception': 'A port-in order needs attention (e.g. wrong PIN or account number).',
+  'number.port.rejected': 'The losing carrier rejected a port-in order.',
+  'number.port.canceled': 'A port-in order was canceled.',
+  'number.port.completed': 'A port-in order has finished.',
+  'number.ported': 'A number port has finished.',
+
+  // AI receptionist
+  'ai.agent.created': 'An AI agent was created.',
+  'ai.agent.updated': 'An AI agent was updated.',
+  'ai.agent.deleted': 'An AI agent was deleted.',
+  'ai.knowledge.ready': 'A knowledge document was ingested and indexed.',
+  'ai.knowledge.failed': 'A knowledge document could not be ingested.',
+  'ai.conversation.started': 'An AI conversation started.',
+  'ai.conversation.completed': 'An AI conversation completed.',
+  'ai.conversation.scored': 'An AI conversation has been scored.',
+
+  // Webhooks
+  'webhook.test': 'A test event sent by POST /v1/webhooks/{id}/test.',
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_TYPES, value);
+}

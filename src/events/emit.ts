@@ -1,0 +1,71 @@
+// emit(): the transactional outbox (ARCHITECTURE rule 1). An event row and one delivery job
+// per matching webhook endpoint are written in the caller's transaction, the same one that
+// changes the resource's state. A change that rolls back emits nothing; one that commits
+// can never lose its event.
+import type { Trx } from '../store/transaction.ts';
+import type { EventRow, Mode } from '../store/platform-tables.ts';
+import type { Clock } from '../platform/clock.ts';
+import { newId } from '../platform/ids.ts';
+import type { EventType } from './catalogue.ts';
+
+export interface EmitInput {
+  accountId: string;
+  mode: Mode;
+  type: EventType;
+  resourceType: string;
+  resourceId: string;
+  /** The full resource as GET returns it, after the change. */
+  object: unknown;
+  /** The resource's own webhook_url, which also receives its events. */
+  webhookUrl?: string | null;
+  /** The account's clock in this mode (a sandbox test clock moves event times too). */
+  clock: Clock;
+}
+
+/** Decides who receives an event and schedules the deliveries; provided by the webhooks module. */
+export type FanOut = (trx: Trx, event: EventRow, opts: { webhookUrl: string | null }) => Promise<void>;
+
+export class EventEmitter {
+  private fanOut: FanOut = async () => {};
+
+  setFanOut(fanOut: FanOut): void {
+    this.fanOut = fanOut;
+  }
+
+  /**
+   * Call after the state change's UPDATE in the same transaction: on PostgreSQL that UPDATE
+   * holds the resource's row lock, which serialises the per-resource sequence below.
+   */
+  async emit(trx: Trx, input: EmitInput): Promise<EventRow> {
+    const last = await trx.selectFrom('events').select((eb) => eb.fn.max('sequence').as('seq'))
+      .where('resource_id', '=', input.resourceId).executeTakeFirst();
+    const event: EventRow = {
+      id: newId('event'),
+      account_id: input.accountId,
+      mode: input.mode,
+      type: input.type,
+      resource_type: input.resourceType,
+      resource_id: input.resourceId,
+      sequence: Number(last?.seq ?? 0) + 1,
+      data: JSON.stringify(input.object),
+      created_at: input.clock.now().toISOString(),
+    };
+    await trx.insertInto('events').values(event).execute();
+    await this.fanOut(trx, event, { webhookUrl: input.webhookUrl ?? null });
+    return event;
+  }
+}
+
+/** The envelope every webhook and `GET /v1/events/{id}` carries. */
+export function envelope(event: EventRow): {
+  id: string; type: string; created_at: string; mode: Mode; sequence: number; data: { object: unknown };
+} {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    mode: event.mode,
+    sequence: event.sequence,
+    data: { object: JSON.parse(event.data) },
+  };
+}

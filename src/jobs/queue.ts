@@ -1,0 +1,238 @@
+// A durable job queue in the database. Jobs are enqueued inside the caller's transaction
+// (so a job exists exactly when the change that scheduled it committed), claimed with a
+// lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several nodes share the work), retried with
+// backoff, and survive restarts. A finished job is deleted; a job that exhausts its
+// attempts stays as `failed` for inspection.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/db.ts';
+import type { Tables } from '../store/tables.ts';
+import type { JobRow } from '../store/platform-tables.ts';
+import type { Trx } from '../store/transaction.ts';
+import type { Clock } from '../platform/clock.ts';
+import { newId } from '../platform/ids.ts';
+
+export interface JobContext {
+  job: JobRow;
+  /** 1 on the first run. */
+  attempt: number;
+}
+
+export type JobHandler<P = any> = (payload: P, ctx: JobContext) => Promise<void>;
+
+export interface JobKindOptions {
+  maxAttempts?: number;
+  /** Seconds to wait before attempt n+1 after attempt n failed. */
+  backoffSeconds?: (attempt: number) => number;
+}
+
+export interface EnqueueOptions {
+  /** Run after this many seconds (of the job's clock); default now. */
+  delaySeconds?: number;
+  /** A sandbox test clock: advancing it brings this job forward. */
+  clockId?: string | null;
+  maxAttempts?: number;
+}
+
+interface Registered {
+  handler: JobHandler;
+  maxAttempts: number;
+  backoffSeconds: (attempt: number) => number;
+}
+
+const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt);
+
+export class JobQueue {
+  private readonly kinds = new Map<string, Registered>();
+  private readonly db: Kysely<Tables>;
+  private readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private wake: (() => void) | null = null;
+  private running = false;
+  private active = 0;
+  private loop: Promise<void> | null = null;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly opts: { concurrency: number; pollMs: number; leaseMs: number; onError: (err: unknown, job: JobRow) => void },
+  ) {
+    this.db = database.db;
+  }
+
+  register<P>(kind: string, handler: JobHandler<P>, opts: JobKindOptions = {}): void {
+    if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
+    this.kinds.set(kind, {
+      handler,
+      maxAttempts: opts.maxAttempts ?? 10,
+      backoffSeconds: opts.backoffSeconds ?? defaultBackoff,
+    });
+  }
+
+  /** Schedules a job inside `trx`; the worker is woken once the transaction commits. */
+  async enqueue(trx: Trx, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
+    const id = newId('job');
+    await trx.insertInto('jobs').values(this.row(id, kind, payload, opts)).execute();
+    if (!opts.delaySeconds) trx.afterCommit(() => this.notify());
+    return id;
+  }
+
+  /** Many jobs in one insert: the hot path of fan-out (one event, many webhook endpoints). */
+  async enqueueMany(trx: Trx, jobs: Array<{ kind: string; payload: unknown; opts?: EnqueueOptions }>): Promise<void> {
+    if (jobs.length === 0) return;
+    await trx.insertInto('jobs').values(jobs.map((j) => this.row(newId('job'), j.kind, j.payload, j.opts ?? {}))).execute();
+    trx.afterCommit(() => this.notify());
+  }
+
+  private row(id: string, kind: string, payload: unknown, opts: EnqueueOptions): JobRow {
+    const registered = this.kinds.get(kind);
+    const now = this.clock.now();
+    return {
+      id,
+      kind,
+      payload: JSON.stringify(payload),
+      run_at: new Date(now.getTime() + (opts.delaySeconds ?? 0) * 1000).toISOString(),
+      state: 'pending',
+      attempts: 0,
+      max_attempts: opts.maxAttempts ?? registered?.maxAttempts ?? 10,
+      locked_until: null,
+      locked_by: null,
+      last_error: null,
+      clock_id: opts.clockId ?? null,
+      created_at: now.toISOString(),
+    };
+  }
+
+  notify(): void {
+    this.wake?.();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, then waits for the jobs in hand to finish (graceful shutdown). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.notify();
+    await this.loop;
+    while (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * On SQLite only one server process works a data dir, so any job still marked running
+   * at start-up belonged to a process that died: release it now instead of waiting for
+   * its lease. On PostgreSQL other nodes may be alive; leases expire on their own.
+   */
+  async releaseOrphans(): Promise<number> {
+    if (this.database.engine !== 'sqlite') return 0;
+    const result = await this.db.updateTable('jobs').set({ state: 'pending', locked_until: null, locked_by: null })
+      .where('state', '=', 'running').executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.opts.concurrency - this.active;
+      let claimed: JobRow[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.claim(Math.min(free, 100), null);
+        } catch (err) {
+          this.opts.onError(err, { id: 'claim' } as JobRow);
+        }
+      }
+      for (const job of claimed) {
+        this.active++;
+        void this.execute(job).finally(() => {
+          this.active--;
+          if (this.active === 0) this.idle.splice(0).forEach((f) => f());
+          this.notify();
+        });
+      }
+      if (claimed.length === 0 || this.active >= this.opts.concurrency) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.opts.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            this.wake = null;
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  /** Claims due jobs. `clockId` (a string) restricts the claim to one test clock's jobs, in order. */
+  private async claim(limit: number, clockId: string | null): Promise<JobRow[]> {
+    const now = this.clock.now().toISOString();
+    let due = this.db.selectFrom('jobs').select('id')
+      .where((eb) => eb.or([
+        eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]),
+        eb.and([eb('state', '=', 'running'), eb('locked_until', '<=', now)]),
+      ]))
+      .orderBy('run_at').orderBy('id').limit(limit);
+    if (clockId !== null) due = due.where('clock_id', '=', clockId);
+    if (this.database.engine === 'postgres') due = due.forUpdate().skipLocked();
+    return this.db.updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        locked_until: new Date(Date.parse(now) + this.opts.leaseMs).toISOString(),
+        locked_by: this.workerId,
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', 'in', due)
+      .returningAll()
+      .execute()
+      .then((rows) => rows.sort((a, b) => (a.run_at < b.run_at ? -1 : a.run_at > b.run_at ? 1 : a.id < b.id ? -1 : 1)));
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const registered = this.kinds.get(job.kind);
+    try {
+      if (!registered) throw new Error(`no handler for job kind ${job.kind}`);
+      await registered.handler(JSON.parse(job.payload), { job, attempt: job.attempts });
+      await this.db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', this.workerId).execute();
+    } catch (err) {
+      this.opts.onError(err, job);
+      const message = err instanceof Error ? err.message : String(err);
+      const exhausted = job.attempts >= job.max_attempts;
+      const delay = registered?.backoffSeconds(job.attempts) ?? 60;
+      await this.db.updateTable('jobs')
+        .set({
+          state: exhausted ? 'failed' : 'pending',
+          run_at: new Date(this.clock.now().getTime() + delay * 1000).toISOString(),
+          locked_until: null,
+          locked_by: null,
+          last_error: message.slice(0, 1000),
+        })
+        .where('id', '=', job.id)
+        .execute()
+        .catch((e) => this.opts.onError(e, job));
+    }
+  }
+
+  /**
+   * Runs every due job of one test clock, in run_at order, until none is left: what a
+   * sandbox clock advance does before it answers. Jobs those jobs schedule are included.
+   */
+  async drainClock(clockId: string): Promise<number> {
+    let ran = 0;
+    for (;;) {
+      const [job] = await this.claim(1, clockId);
+      if (job) {
+        await this.execute(job);
+        ran++;
+        continue;
+      }
+      // A job of this clock may be in a worker's hands right now: wait for it.
+      const busy = await this.db.selectFrom('jobs').select('id').where('clock_id', '=', clockId)
+        .where('state', '=', 'running').where('locked_until', '>', this.clock.now().toISOString()).executeTakeFirst();
+      if (!busy) return ran;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// Process entry for `switchboard serve`: open the store, migrate, build the app, listen,
+// start the job worker, and shut down gracefully on SIGTERM/SIGINT (finish in-flight
+// requests and jobs, then close the database).
+import { buildApp, type Built } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './store/db.ts';
+import { migrateToLatest } from './store/migrate.ts';
+
+export interface Server {
+  built: Built;
+  database: Database;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, opts: { logger?: boolean | object; printFirstRunKeys?: boolean } = {}): Promise<Server> {
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(database);
+  const built = await buildApp({ config, database, ...(opts.logger !== undefined ? { logger: opts.logger } : {}) });
+  const { app, platform, services } = built;
+
+  const firstRun = opts.printFirstRunKeys && (await services.accounts.count()) === 0
+    ? await services.accounts.create({ plan: 'trial', name: 'My account' })
+    : null;
+
+  const released = await platform.jobs.releaseOrphans();
+  if (released > 0) app.log.info({ released }, 'released jobs left running by a previous process');
+  const address = await app.listen({ host: config.host, port: config.port });
+  if (firstRun) process.stdout.write(firstRunBanner(firstRun, address));
+  platform.jobs.start();
+  app.log.info({ address, database: database.location }, 'switchboard listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    built,
+    database,
+    url: address,
+    close() {
+      closing ??= (async () => {
+        built.draining.value = true;
+        await app.close();
+        await platform.jobs.stop();
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function firstRunBanner(created: { account: { id: string; trial_ends_at: string | null }; keys: { sandbox: string; live: string }; numbers: { sandbox: string[] } }, address: string): string {
+  return [
+    '',
+    'Welcome to Switchboard. A trial account was created for this empty store:',
+    `  account        ${created.account.id} (trial ends ${created.account.trial_ends_at})`,
+    `  sandbox key    ${created.keys.sandbox}`,
+    `  live key       ${created.keys.live}`,
+    `  sandbox number ${created.numbers.sandbox.join(', ')}`,
+    'The keys are shown only this once: store them now. Try:',
+    `  curl -H "Authorization: Bearer ${created.keys.sandbox}" ${address}/v1/account`,
+    '',
+  ].join('\n') + '\n';
+}
+
+/** Serve until SIGTERM or SIGINT. */
+export async function serveForever(config: Config): Promise<void> {
+  const server = await startServer(config, { printFirstRunKeys: true });
+  const stop = async (signal: string) => {
+    server.built.app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

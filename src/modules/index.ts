@@ -1,0 +1,9 @@
+// Every module, in dependency order: a module may use the services of those before it.
+import type { SwitchboardModule } from './module.ts';
+import { accountsModule } from './accounts/index.ts';
+import { keysModule } from './keys/index.ts';
+
+export const modules: SwitchboardModule[] = [
+  accountsModule,
+  keysModule,
+];

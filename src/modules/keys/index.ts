@@ -1,0 +1,9 @@
+import type { SwitchboardModule } from '../module.ts';
+import { keyRoutes } from './routes.ts';
+
+export const keysModule: SwitchboardModule = {
+  name: 'keys',
+  register(app, ctx) {
+    keyRoutes(app, ctx);
+  },
+};

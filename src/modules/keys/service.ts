@@ -1,0 +1,162 @@
+// API keys: scoped, per mode, hashed at rest, shown once, rotated with a grace period.
+import type { Kysely } from 'kysely';
+import ipaddr from 'ipaddr.js';
+import type { Tables } from '../../store/tables.ts';
+import type { ApiKeyRow, Mode } from '../../store/platform-tables.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { newId } from '../../platform/ids.ts';
+import { newKeySecret, sha256Hex } from '../../platform/secrets.ts';
+import { Problem, invalidField, notFound } from '../../platform/problems.ts';
+import { isScope } from '../../platform/scopes.ts';
+import { inTransaction } from '../../store/transaction.ts';
+
+export const KEY_PREFIX: Record<Mode, string> = { sandbox: 'sb_test_', live: 'sb_live_' };
+export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+
+export interface ApiKey {
+  id: string;
+  object: 'api_key';
+  name: string;
+  mode: Mode;
+  prefix: string;
+  last4: string;
+  /** e.g. "sb_test_...a1B2": enough to recognise a key, never enough to use it. */
+  redacted: string;
+  scopes: string[];
+  allowed_ips: string[];
+  status: 'active' | 'revoked' | 'expired';
+  expires_at: string | null;
+  rotated_from: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function present(row: ApiKeyRow, now: Date): ApiKey {
+  const expired = row.expires_at !== null && row.expires_at <= now.toISOString();
+  return {
+    id: row.id,
+    object: 'api_key',
+    name: row.name,
+    mode: row.mode,
+    prefix: row.prefix,
+    last4: row.last4,
+    redacted: `${row.prefix}...${row.last4}`,
+    scopes: JSON.parse(row.scopes),
+    allowed_ips: JSON.parse(row.allowed_ips),
+    status: row.status === 'revoked' ? 'revoked' : expired ? 'expired' : 'active',
+    expires_at: row.expires_at,
+    rotated_from: row.rotated_from,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+export function normaliseScopes(scopes: string[] | undefined): string[] {
+  const list = scopes && scopes.length > 0 ? scopes : ['*'];
+  list.forEach((s, i) => {
+    if (!isScope(s)) throw invalidField(`scopes.${i}`, `"${s}" is not a scope; use "*" or "<resource>:read|write".`, 'unknown_scope');
+  });
+  return [...new Set(list)];
+}
+
+export function normaliseAllowedIps(ips: string[] | undefined): string[] {
+  return (ips ?? []).map((raw, i) => {
+    try {
+      const [address, bits] = raw.includes('/') ? ipaddr.parseCIDR(raw) : [ipaddr.parse(raw), undefined];
+      const prefix = bits ?? (address.kind() === 'ipv4' ? 32 : 128);
+      return `${address.toString()}/${prefix}`;
+    } catch {
+      throw invalidField(`allowed_ips.${i}`, `"${raw}" is not an IPv4 or IPv6 address or CIDR range.`, 'invalid_cidr');
+    }
+  });
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  mode: Mode;
+  name?: string | undefined;
+  scopes?: string[] | undefined;
+  allowedIps?: string[] | undefined;
+  rotatedFrom?: string | null;
+}
+
+export class KeyService {
+  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
+
+  /** Returns the stored row and the secret, which exists only in this return value. */
+  async create(db: Kysely<Tables>, input: CreateKeyInput): Promise<{ row: ApiKeyRow; secret: string }> {
+    const prefix = KEY_PREFIX[input.mode];
+    const secret = newKeySecret(prefix);
+    const row: ApiKeyRow = {
+      id: newId('key'),
+      account_id: input.accountId,
+      mode: input.mode,
+      name: input.name ?? `${input.mode} key`,
+      secret_hash: sha256Hex(secret),
+      prefix,
+      last4: secret.slice(-4),
+      scopes: JSON.stringify(normaliseScopes(input.scopes)),
+      allowed_ips: JSON.stringify(normaliseAllowedIps(input.allowedIps)),
+      status: 'active',
+      expires_at: null,
+      rotated_from: input.rotatedFrom ?? null,
+      created_at: this.clock.now().toISOString(),
+      revoked_at: null,
+    };
+    await db.insertInto('api_keys').values(row).execute();
+    return { row, secret };
+  }
+
+  async get(accountId: string, mode: Mode, id: string): Promise<ApiKeyRow> {
+    const row = await this.db.selectFrom('api_keys').selectAll()
+      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+    if (!row) throw notFound('API key', id);
+    return row;
+  }
+
+  async list(accountId: string, mode: Mode, page: { limit: number; startingAfter?: string | undefined }): Promise<ApiKeyRow[]> {
+    let q = this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
+    if (page.startingAfter) q = q.where('id', '<', page.startingAfter);
+    return q.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  }
+
+  /**
+   * Rotation without downtime: a new key with the same name, scopes and allow-list; the old
+   * one keeps working until `expires_at` (now + grace; 0 ends it at once).
+   */
+  async rotate(accountId: string, mode: Mode, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS) {
+    return inTransaction(this.db, async (trx) => {
+      const old = await this.get(accountId, mode, id);
+      const now = this.clock.now();
+      if (old.status === 'revoked') throw new Problem('key_already_revoked', `Key ${id} is revoked and cannot be rotated.`);
+      if (old.expires_at !== null && old.expires_at <= now.toISOString()) {
+        throw new Problem('invalid_state_transition', `Key ${id} has already expired; rotate its replacement instead.`);
+      }
+      const expiresAt = new Date(now.getTime() + graceSeconds * 1000).toISOString();
+      await trx.updateTable('api_keys').set({ expires_at: expiresAt }).where('id', '=', id).execute();
+      const created = await this.create(trx, {
+        accountId, mode, name: old.name, scopes: JSON.parse(old.scopes), allowedIps: JSON.parse(old.allowed_ips), rotatedFrom: old.id,
+      });
+      return { ...created, previous: { ...old, expires_at: expiresAt } };
+    });
+  }
+
+  async revoke(accountId: string, mode: Mode, id: string, callerKeyId: string): Promise<ApiKeyRow> {
+    const row = await this.get(accountId, mode, id);
+    if (row.status === 'revoked') return row; // revoking twice is a no-op, so retries are safe
+    if (id === callerKeyId) throw new Problem('cannot_revoke_current_key', 'Use another key to revoke this one, so you are never locked out by accident.');
+    const now = this.clock.now().toISOString();
+    await this.db.updateTable('api_keys').set({ status: 'revoked', revoked_at: now }).where('id', '=', id).execute();
+    return { ...row, status: 'revoked', revoked_at: now };
+  }
+
+  async update(accountId: string, mode: Mode, id: string, patch: { name?: string | undefined; scopes?: string[] | undefined; allowedIps?: string[] | undefined }): Promise<ApiKeyRow> {
+    const row = await this.get(accountId, mode, id);
+    const set: Partial<ApiKeyRow> = {};
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.scopes !== undefined) set.scopes = JSON.stringify(normaliseScopes(patch.scopes));
+    if (patch.allowedIps !== undefined) set.allowed_ips = JSON.stringify(normaliseAllowedIps(patch.allowedIps));
+    if (Object.keys(set).length > 0) await this.db.updateTable('api_keys').set(set).where('id', '=', id).execute();
+    return { ...row, ...set };
+  }
+}

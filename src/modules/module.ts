@@ -1,0 +1,18 @@
+// What a module is: a name and a register function that publishes its service, registers
+// its routes and its job handlers. Modules are registered in dependency order
+// (src/modules/index.ts); a module finds the services it depends on in `services`.
+import type { App } from '../platform/app-type.ts';
+import type { Platform } from '../platform/context.ts';
+import type { EventEmitter } from '../events/emit.ts';
+import type { Services } from './services.ts';
+
+export interface ModuleContext {
+  platform: Platform;
+  events: EventEmitter;
+  services: Services;
+}
+
+export interface SwitchboardModule {
+  name: string;
+  register(app: App, ctx: ModuleContext): void | Promise<void>;
+}

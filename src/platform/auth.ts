@@ -1,0 +1,164 @@
+// Authentication, authorization and rate limiting, in one onRequest hook so that every
+// response (401, 404 and 429 included) carries the rate-limit headers.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
+import type { Platform } from './context.ts';
+import { Problem } from './problems.ts';
+import { sendProblem } from './errors.ts';
+import { grants } from './scopes.ts';
+import { constantTimeEqual, sha256Hex, KEY_BODY_LENGTH } from './secrets.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
+import { offsetClock } from './clock.ts';
+import { limitsOf } from '../modules/accounts/plans.ts';
+import type { AccountRow, ApiKeyRow } from '../store/platform-tables.ts';
+
+const KEY_PATTERN = new RegExp(`^sb_(test|live)_[0-9A-Za-z]{${KEY_BODY_LENGTH}}$`);
+
+export interface AuthOptions {
+  limiter: RateLimiter;
+  /** Requests per minute per client IP for requests without a valid key. */
+  anonymousPerMinute: number;
+}
+
+function setRateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
+  reply.header('x-switchboard-ratelimit-remaining', d.remaining);
+  reply.header('x-switchboard-ratelimit-reset', d.resetSeconds);
+  // IETF draft-ietf-httpapi-ratelimit-headers fields, for generic clients.
+  reply.header('ratelimit-policy', `${d.limit};w=60`);
+  reply.header('ratelimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
+}
+
+function rateLimited(d: RateLimitDecision, who: string): Problem {
+  return new Problem('rate_limited', `${who} is limited to ${d.limit} requests per minute; retry in ${d.retryAfterSeconds} s.`, {
+    headers: { 'retry-after': String(d.retryAfterSeconds) },
+  });
+}
+
+const cidrCache = new Map<string, Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>>();
+
+function parseCidrs(json: string): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> {
+  let parsed = cidrCache.get(json);
+  if (!parsed) {
+    parsed = (JSON.parse(json) as string[]).map((c) => ipaddr.parseCIDR(c));
+    if (cidrCache.size > 10_000) cidrCache.clear();
+    cidrCache.set(json, parsed);
+  }
+  return parsed;
+}
+
+export function ipAllowed(allowedJson: string, ip: string): boolean {
+  const ranges = parseCidrs(allowedJson);
+  if (ranges.length === 0) return true;
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.process(ip); // IPv4-mapped IPv6 becomes IPv4
+  } catch {
+    return false;
+  }
+  return ranges.some(([range, bits]) => address.kind() === range.kind() && address.match([range, bits] as any));
+}
+
+type KeyLookup = ApiKeyRow & { account: AccountRow; offset_ms: number | null };
+
+async function findKey(platform: Platform, secret: string): Promise<KeyLookup | undefined> {
+  const hash = sha256Hex(secret);
+  const row = await platform.database.db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .leftJoin('sandbox_clocks as c', (j) => j.onRef('c.account_id', '=', 'k.account_id').on('k.mode', '=', 'sandbox'))
+    .selectAll('k')
+    .select([
+      'a.name as a_name', 'a.plan as a_plan', 'a.rate_limit_per_minute as a_rate', 'a.concurrent_calls_limit as a_concurrent',
+      'a.trial_ends_at as a_trial_ends_at', 'a.created_at as a_created_at', 'a.updated_at as a_updated_at', 'c.offset_ms',
+    ])
+    .where('k.secret_hash', '=', hash)
+    .executeTakeFirst();
+  if (!row || !constantTimeEqual(row.secret_hash, hash)) return undefined;
+  return {
+    ...row,
+    account: {
+      id: row.account_id, name: row.a_name, plan: row.a_plan, rate_limit_per_minute: row.a_rate,
+      concurrent_calls_limit: row.a_concurrent, trial_ends_at: row.a_trial_ends_at,
+      created_at: row.a_created_at, updated_at: row.a_updated_at,
+    },
+    offset_ms: row.offset_ms === null ? null : Number(row.offset_ms),
+  };
+}
+
+export function registerAuth(app: FastifyInstance, platform: Platform, opts: AuthOptions): void {
+  app.decorateRequest('auth', null as any);
+  const anonymous = { perMinute: opts.anonymousPerMinute };
+
+  async function anonymousLimit(request: FastifyRequest, reply: FastifyReply, consume: boolean): Promise<RateLimitDecision> {
+    const key = `ip:${request.ip}`;
+    const now = platform.clock.now().getTime();
+    const d = await (consume ? opts.limiter.consume(key, anonymous, now) : opts.limiter.peek(key, anonymous, now));
+    setRateHeaders(reply, d);
+    return d;
+  }
+
+  async function refuse(request: FastifyRequest, reply: FastifyReply, problem: Problem): Promise<void> {
+    const d = await anonymousLimit(request, reply, true);
+    if (!d.allowed) {
+      await sendProblem(request, reply, rateLimited(d, 'Your address'));
+      return;
+    }
+    if (problem.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard"');
+    await sendProblem(request, reply, problem);
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    const isV1 = request.url.startsWith('/v1/') || request.url === '/v1';
+    if (config.public || !isV1) {
+      await anonymousLimit(request, reply, false);
+      return;
+    }
+
+    const header = request.headers.authorization;
+    if (!header) {
+      return refuse(request, reply, new Problem('missing_api_key', 'Send your API key as "Authorization: Bearer sb_test_..." (sandbox) or "sb_live_..." (live).'));
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const secret = match?.[1];
+    if (!secret || !KEY_PATTERN.test(secret)) {
+      return refuse(request, reply, new Problem('invalid_api_key', 'The Authorization header must be "Bearer " followed by an sb_test_ or sb_live_ key.'));
+    }
+    const key = await findKey(platform, secret);
+    if (!key) return refuse(request, reply, new Problem('invalid_api_key', 'No API key matches the one provided.'));
+    if (key.status === 'revoked') return refuse(request, reply, new Problem('api_key_revoked', `API key ${key.id} was revoked.`));
+    const now = platform.clock.now();
+    if (key.expires_at !== null && key.expires_at <= now.toISOString()) {
+      return refuse(request, reply, new Problem('api_key_expired', `API key ${key.id} expired at ${key.expires_at} after being rotated; use its replacement.`));
+    }
+
+    const limits = limitsOf(key.account);
+    const d = await opts.limiter.consume(`${key.account_id}:${key.mode}`, { perMinute: limits.requests_per_minute }, now.getTime());
+    setRateHeaders(reply, d);
+    if (!d.allowed) return sendProblem(request, reply, rateLimited(d, `Account ${key.account_id} (${key.mode})`));
+
+    if (!ipAllowed(key.allowed_ips, request.ip)) {
+      return sendProblem(request, reply, new Problem('ip_not_allowed', `Requests from ${request.ip} are not allowed for key ${key.id}.`));
+    }
+    if (key.mode === 'live' && key.account.plan === 'trial' && key.account.trial_ends_at !== null && key.account.trial_ends_at <= now.toISOString()) {
+      return sendProblem(request, reply, new Problem('trial_expired', `The trial ended at ${key.account.trial_ends_at}. Choose a plan to keep using live mode; sandbox keys keep working.`));
+    }
+
+    const scopes = JSON.parse(key.scopes) as string[];
+    request.auth = {
+      account: key.account,
+      mode: key.mode,
+      keyId: key.id,
+      scopes,
+      clock: key.offset_ms ? offsetClock(platform.clock, key.offset_ms) : platform.clock,
+    };
+
+    const needed = config.scope;
+    // Unknown routes have no scope and fall through to the 404 handler.
+    if (needed && !grants(scopes, needed)) {
+      return sendProblem(request, reply, new Problem('insufficient_scope', `This request needs the "${needed}" scope, which key ${key.id} does not have.`, {
+        extensions: { required_scope: needed },
+      }));
+    }
+  });
+}

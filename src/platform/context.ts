@@ -1,0 +1,42 @@
+// What every module is given: configuration, the database, the clock, the job queue and
+// sandbox test clocks. Built once in app.ts; services take the parts they need.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../store/db.ts';
+import type { Clock } from './clock.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { SandboxClocks } from '../jobs/sandbox-clocks.ts';
+import type { Mode } from '../store/platform-tables.ts';
+import type { AccountRow } from '../store/platform-tables.ts';
+import type { Scope } from './scopes.ts';
+
+export interface Platform {
+  config: Config;
+  database: Database;
+  /** Real time. Per-request code uses `request.auth.clock`, which includes a sandbox test clock. */
+  clock: Clock;
+  jobs: JobQueue;
+  sandboxClocks: SandboxClocks;
+  log: FastifyBaseLogger;
+}
+
+/** Who is calling: resolved from the API key by the auth hook. */
+export interface AuthContext {
+  account: AccountRow;
+  mode: Mode;
+  keyId: string;
+  scopes: string[];
+  /** The account's clock in this mode: real time, or the sandbox test clock. */
+  clock: Clock;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /** Every /v1 route declares the scope it needs, or `public: true`. */
+    scope?: Scope;
+    public?: boolean;
+  }
+}

@@ -1,0 +1,58 @@
+// Every failure leaves as an RFC 9457 problem, never a stack trace: our own Problems,
+// Fastify's parsing and validation errors, unknown routes (404) and wrong methods (405).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem } from './problems.ts';
+import { fieldErrors } from './validation.ts';
+import type { RouteTable } from './route-table.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem.body(request.id));
+}
+
+function toProblem(error: FastifyError & { validationContext?: string }): Problem {
+  if (error instanceof Problem) return error;
+  if (error.validation) {
+    const errors = fieldErrors(error.validation as any, error.validationContext ?? 'body');
+    const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return new Problem('validation_failed', `The request has invalid fields: ${summary}.`, { errors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new Problem('malformed_json', error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+        ? 'The body is empty but Content-Type says JSON; send a JSON object.'
+        : `The body could not be parsed as JSON: ${error.message}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem('payload_too_large', 'The request body is larger than the 1 MiB limit.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new Problem('unsupported_media_type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new Problem('validation_failed', 'The Content-Length header does not match the body.');
+  }
+  if (error instanceof SyntaxError) return new Problem('malformed_json', `The body could not be parsed as JSON: ${error.message}`);
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new Problem('validation_failed', error.message);
+  }
+  return new Problem('internal_error', 'Something went wrong on our side. The request id identifies it in our logs.');
+}
+
+export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, problem);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = routes.methodsFor(path);
+    if (allowed.length > 0) {
+      return sendProblem(request, reply, new Problem('method_not_allowed',
+        `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } }));
+    }
+    return sendProblem(request, reply, new Problem('route_not_found', `There is no endpoint ${request.method} ${path}.`));
+  });
+}

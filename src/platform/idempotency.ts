@@ -1,0 +1,111 @@
+// Idempotency-Key on every POST, PATCH and DELETE (ARCHITECTURE rule 5), as Stripe does it:
+// the first request claims the key with a unique insert; a replay returns the stored status
+// and body; another body under the same key is 422; a duplicate while the first is still
+// running is 409. The unique constraint makes this hold across processes and nodes.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Platform } from './context.ts';
+import { Problem } from './problems.ts';
+import { sendProblem } from './errors.ts';
+import { hashRequest } from './stable-json.ts';
+import { newId } from './ids.ts';
+
+const KEY_PATTERN = /^[A-Za-z0-9_:-]{1,255}$/;
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+/** A claim older than this is taken to belong to a crashed request and may be taken over. */
+const LOCK_MS = 60_000;
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyRowId: string | null;
+  }
+}
+
+export function registerIdempotency(app: FastifyInstance, platform: Platform): void {
+  const { db } = platform.database;
+  app.decorateRequest('idempotencyRowId', null);
+
+  async function claim(request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
+    const { account, mode } = request.auth;
+    const path = request.url.split('?')[0]!;
+    const requestHash = hashRequest(request.method, path, request.body);
+    const now = platform.clock.now();
+    const scope = { account_id: account.id, mode, method: request.method, path, key };
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const id = newId('request');
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values({
+          id, ...scope, request_hash: requestHash, state: 'in_progress',
+          response_status: null, response_body: null, response_content_type: null,
+          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+          created_at: now.toISOString(), expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+        })
+        .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted) {
+        request.idempotencyRowId = id;
+        return;
+      }
+
+      const existing = await db.selectFrom('idempotency_keys').selectAll()
+        .where('account_id', '=', scope.account_id).where('mode', '=', mode)
+        .where('method', '=', scope.method).where('path', '=', path).where('key', '=', key)
+        .executeTakeFirst();
+      if (!existing) continue; // deleted between our insert and select: try again
+      const stale = existing.expires_at <= now.toISOString()
+        || (existing.state === 'in_progress' && existing.locked_until <= now.toISOString());
+      if (stale) {
+        await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
+        continue;
+      }
+      if (existing.request_hash !== requestHash) {
+        throw new Problem('idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request body on ${request.method} ${path}. Use a new key for a new request.`);
+      }
+      if (existing.state === 'in_progress') {
+        throw new Problem('idempotency_key_in_progress', `A request with Idempotency-Key "${key}" is still being processed; retry shortly.`, {
+          headers: { 'retry-after': '1' },
+        });
+      }
+      reply.header('idempotent-replayed', 'true');
+      reply.code(existing.response_status!).type(existing.response_content_type ?? 'application/json');
+      await reply.send(existing.response_body);
+      return;
+    }
+    throw new Problem('idempotency_key_in_progress', `Idempotency-Key "${key}" is contended; retry shortly.`, { headers: { 'retry-after': '1' } });
+  }
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (!WRITE_METHODS.has(request.method) || !request.auth) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0]! : header;
+    if (!KEY_PATTERN.test(key)) {
+      return sendProblem(request, reply, new Problem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, "_", ":" or "-".'));
+    }
+    await claim(request, reply, key);
+  });
+
+  // Store the outcome. Server errors release the key so the client can retry safely.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const id = request.idempotencyRowId;
+    if (!id) return payload;
+    request.idempotencyRowId = null;
+    if (reply.statusCode >= 500) {
+      await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
+    } else {
+      await db.updateTable('idempotency_keys')
+        .set({
+          state: 'completed',
+          response_status: reply.statusCode,
+          response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+          response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+        })
+        .where('id', '=', id)
+        .execute();
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,79 @@
+// Every error code Switchboard can answer with, in one place (ARCHITECTURE rule 4).
+// The OpenAPI document lists this catalogue; docs/errors.md is written from it.
+// A code is stable forever once published: add new ones, never rename.
+
+export interface ProblemDefinition {
+  status: number;
+  title: string;
+}
+
+export const PROBLEMS = {
+  // Request shape
+  validation_failed: { status: 400, title: 'The request is not valid' },
+  malformed_json: { status: 400, title: 'The request body is not valid JSON' },
+  invalid_idempotency_key: { status: 400, title: 'The Idempotency-Key header is not valid' },
+  payload_too_large: { status: 413, title: 'The request body is too large' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'No such endpoint' },
+  method_not_allowed: { status: 405, title: 'Method not allowed on this endpoint' },
+
+  // Authentication and authorization
+  missing_api_key: { status: 401, title: 'An API key is required' },
+  invalid_api_key: { status: 401, title: 'The API key is not valid' },
+  api_key_revoked: { status: 401, title: 'The API key has been revoked' },
+  api_key_expired: { status: 401, title: 'The API key has expired' },
+  insufficient_scope: { status: 403, title: 'The API key lacks a required scope' },
+  ip_not_allowed: { status: 403, title: "The request's IP address is not on the key's allow-list" },
+  trial_expired: { status: 403, title: 'The free trial has ended' },
+  mode_not_supported: { status: 403, title: 'This endpoint is not available in this mode' },
+
+  // Idempotency
+  idempotency_key_reused: { status: 422, title: 'The Idempotency-Key was used with a different request' },
+  idempotency_key_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still in progress' },
+
+  // Limits
+  rate_limited: { status: 429, title: 'Too many requests' },
+  concurrent_call_limit: { status: 429, title: 'The concurrent call limit of the plan is reached' },
+
+  // Generic state
+  invalid_state_transition: { status: 409, title: 'The resource is not in a state that allows this' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+
+  // Keys
+  key_already_revoked: { status: 409, title: 'The API key is already revoked' },
+  cannot_revoke_current_key: { status: 409, title: 'A key cannot revoke itself' },
+
+  // Carriers
+  carrier_unavailable: { status: 503, title: 'No carrier is configured for live traffic' },
+
+  // Calls
+  from_number_not_owned: { status: 422, title: 'The from number is not an active number of this account' },
+  call_not_in_progress: { status: 409, title: 'The call is not in progress' },
+  call_already_ended: { status: 409, title: 'The call has already ended' },
+
+  // Recordings
+  recording_not_ready: { status: 409, title: 'The recording is not ready yet' },
+
+  // Messages and numbers
+  number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },
+  whatsapp_window_closed: { status: 422, title: 'The WhatsApp 24-hour window is closed' },
+  number_not_available: { status: 409, title: 'The phone number is not available' },
+  number_not_active: { status: 409, title: 'The number is not active' },
+  port_cancel_too_late: { status: 409, title: 'The port is too close to its FOC date to cancel' },
+
+  // Webhooks
+  webhook_url_not_allowed: { status: 422, title: 'The webhook URL is not allowed' },
+
+  // AI
+  document_rejected: { status: 422, title: 'A knowledge document was rejected' },
+  agent_not_found: { status: 422, title: 'The AI agent does not exist' },
+
+  // Server
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'The service is shutting down or not ready' },
+} as const satisfies Record<string, ProblemDefinition>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export const PROBLEM_TYPE_BASE = 'https://switchboard.dev/problems/';

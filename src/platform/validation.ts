@@ -1,0 +1,67 @@
+// Two Ajv instances: request bodies are validated strictly (no type coercion, unknown fields
+// rejected by the schemas), while query strings, params and headers are coerced from text.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { FieldError } from './problems.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
+
+function fieldOf(error: ErrorObject): string {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const extra =
+    error.keyword === 'required'
+      ? (error.params as { missingProperty: string }).missingProperty
+      : error.keyword === 'additionalProperties'
+        ? (error.params as { additionalProperty: string }).additionalProperty
+        : '';
+  return [path, extra].filter(Boolean).join('.');
+}
+
+function messageOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
+
+/** Turns Ajv's errors into our `errors[]`, one entry per field and problem. */
+export function fieldErrors(errors: ErrorObject[], part: string): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    // anyOf/oneOf produce one error per branch plus a summary; the summary is enough.
+    if (error.keyword === 'if') continue;
+    const field = fieldOf(error) || part;
+    const message = messageOf(error);
+    const dedupe = `${field}|${message}`;
+    if (seen.has(dedupe)) continue;
+    seen.add(dedupe);
+    out.push({ field, message, code: error.keyword });
+  }
+  return out;
+}

@@ -1,0 +1,49 @@
+// The Kysely instance over one of two engines: better-sqlite3 (embedded default, WAL) or
+// PostgreSQL (DATABASE_URL). Everything above this file is dialect-neutral: timestamps are
+// RFC 3339 text, booleans 0/1 integers, JSON documents text.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Tables } from './tables.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<Tables>;
+  engine: Engine;
+  /** Human-readable location for logs (never includes a password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+// PostgreSQL returns int8/numeric as strings by default; our counts and sizes fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number }): Database {
+  if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const url = new URL(opts.databaseUrl);
+    return {
+      db,
+      engine: 'postgres',
+      location: `postgres://${url.host}${url.pathname}`,
+      close: () => db.destroy(),
+    };
+  }
+  if (opts.databaseUrl) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+  mkdirSync(opts.dataDir, { recursive: true });
+  const file = join(opts.dataDir, 'switchboard.db');
+  const sqlite = new SQLite(file);
+  // WAL lets the CLI read and write while a server runs on the same file; the busy
+  // timeout makes a second process wait for the writer instead of failing.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+}

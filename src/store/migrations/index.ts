@@ -1,0 +1,7 @@
+// Every migration, in order. Names sort; each module adds its own file and one line here.
+import type { Migration } from 'kysely';
+import * as platform from './0001_platform.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_platform': platform,
+};

@@ -1,0 +1,6 @@
+// Table types for Kysely. Each module owns its tables (in its own `tables.ts`); this file
+// joins them into the one database type. Conventions on both engines: timestamps are
+// RFC 3339 UTC text, booleans are 0/1 integers, JSON documents are text.
+import type { PlatformTables } from './platform-tables.ts';
+
+export interface Tables extends PlatformTables {}

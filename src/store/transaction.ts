@@ -1,0 +1,17 @@
+// One database transaction per state change (ARCHITECTURE rule 1), with hooks that run
+// only after it commits: the job worker is woken then, never for work that rolled back.
+import type { Kysely, Transaction } from 'kysely';
+import type { Tables } from './tables.ts';
+
+export type Trx = Transaction<Tables> & { afterCommit(fn: () => void): void };
+
+export async function inTransaction<T>(db: Kysely<Tables>, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  const hooks: Array<() => void> = [];
+  const result = await db.transaction().execute(async (raw) => {
+    const trx = raw as Trx;
+    trx.afterCommit = (hook) => hooks.push(hook);
+    return fn(trx);
+  });
+  for (const hook of hooks) hook();
+  return result;
+}

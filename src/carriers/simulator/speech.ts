@@ -2,22 +2,9 @@
 // sandbox recording's words can be found in its samples (redaction relies on
 // this: a redacted word's time range must be exactly where its sound is).
 import type { CallChannel, DialogueLine } from './conversation-script.ts';
+import type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
 
-export interface TranscriptWord {
-  text: string;
-  /** Seconds from the start of the recording, 3 decimals. */
-  start: number;
-  end: number;
-}
-
-export interface TranscriptSegment {
-  channel: CallChannel;
-  speaker: string;
-  start: number;
-  end: number;
-  text: string;
-  words: TranscriptWord[];
-}
+export type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
 
 export interface DialogueTiming {
   /** Seconds into the recording at which the first line starts. */

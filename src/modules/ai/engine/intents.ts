@@ -1,0 +1,111 @@
+// Deterministic intent rules. These run before any knowledge lookup (and
+// before any language model) because asking for a person, leaving a message or
+// hanging up must always work, whatever the knowledge base says.
+
+export type Intent =
+  | 'transfer' // wants a person
+  | 'message' // wants to leave a message / be called back
+  | 'end' // goodbye, "that's all"
+  | 'greeting'
+  | 'thanks'
+  | 'how_are_you'
+  | 'identity' // "are you a robot?"
+  | 'affirm'
+  | 'deny'
+  | 'cancel' // "never mind"
+  | 'question';
+
+/** Lower-case, straight apostrophes, punctuation to spaces, single spaces. */
+export function normalizeUtterance(utterance: string): string {
+  return utterance
+    .toLowerCase()
+    .replace(/[’‘`]/g, "'")
+    .replace(/\bdr\./g, 'dr')
+    .replace(/[^\p{L}\p{N}'\s]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+// People a caller may ask for. Job titles cover the usual small businesses.
+const PERSON_WORDS =
+  'someone|somebody|anyone|anybody|person|people|human|humans|manager|owner|boss|supervisor|receptionist|doctor|dr|' +
+  'dentist|hygienist|mechanic|technician|tech|nurse|agent|operator|representative|rep|employee|someone else';
+const PERSON = `(?:(?:a|an|the|your|some|one of your|one of the) )?(?:(?:real|live|actual) )?(?:${PERSON_WORDS}|dr \\w+|doctor \\w+)`;
+// "Talk to the office" is a request for a person; "give me the office hours" is not,
+// so places only count after talk/speak.
+const PERSON_OR_PLACE = `(?:${PERSON}|(?:the |your )?(?:office|front desk|staff|team|billing|clinic|shop|store))`;
+
+const TRANSFER_PATTERNS: RegExp[] = [
+  new RegExp(`\\b(?:speak|talk|chat)(?:ing)? (?:to|with) ${PERSON_OR_PLACE}\\b`),
+  new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send) me (?:to |through to |over to |with )?${PERSON}(?:$| please| now| on the| right| who|,)`),
+  new RegExp(`\\b(?:i want|i need|i'd like|id like|can i get|can i have|could i get|let me have|i wanna) (?:to (?:reach|get) )?${PERSON}(?:$| please| now| on the (?:phone|line)| to (?:talk|speak|help)| i can)`),
+  /\b(?:is there|are there|isn't there) (?:a |an |any )?(?:real |live |actual )?(?:person|human|someone|somebody|anyone|anybody) (?:there|i can|to talk|who|available|in)\b/,
+  /\b(?:transfer|connect) me\b/,
+  /\b(?:put|patch) me (?:through|over)\b/,
+  /\b(?:operator|representative|customer service|customer support)\b/,
+  /\b(?:real|live|actual) (?:person|human|people)\b/,
+  /\bhuman\b/,
+  /^(?:an? |the )?(?:agent|person|someone|manager|receptionist)(?: please| now)?$/,
+];
+
+// "I don't need to talk to anyone" must not transfer.
+const NEGATED_TRANSFER = /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b/;
+
+const MESSAGE_PATTERNS: RegExp[] = [
+  /\bleave (?:a |an |my )?(?:message|msg|voicemail|voice mail|note)\b/,
+  /\btake (?:a |my )?(?:message|msg)\b/,
+  /\b(?:pass|give|send) (?:on |along )?(?:a |my )?message\b/,
+  /\b(?:pass|give) (?:him|her|them|\w+) (?:a |my )?message\b/,
+  /\b(?:have|ask|get) (?:him|her|them|someone|somebody|dr \w+|\w+) (?:to )?(?:call|ring|phone|text) me(?: back)?\b/,
+  /\b(?:call|ring|phone) me back\b/,
+  /\b(?:callback|call back|voicemail)\b/,
+];
+
+const END_PATTERNS: RegExp[] = [
+  /\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|talk to you later|ttyl|take care|cheers)\b/,
+  /\bhave an? (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|weekend|afternoon)\b/,
+  /\b(?:that's|thats|that is|that was) (?:all|it|everything)\b/,
+  /\b(?:that's all|that is all|that was all) i (?:need|needed|wanted)\b/,
+  /^(?:no|nope|nah|no no)(?: thanks| thank you| that's it| i'm good| im good| i'm all set| im all set)?$/,
+  /\b(?:i'm|im|i am) (?:all set|good|done)(?: thanks| thank you)?$/,
+  /\b(?:hang up|hanging up|i'll let you go|ill let you go|gotta go|got to go|have to go)\b/,
+];
+
+// Small talk is recognised only when the whole utterance is small talk, so
+// "hey, do you guys do tune-ups?" stays a question.
+const GREETING = /^(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|hi there|hello there|hey there)(?: there)?$/;
+const THANKS = /^(?:(?:ok|okay|great|perfect|awesome|cool|alright|all right|got it|good|nice) )*(?:thanks|thank you|thank you so much|thanks so much|thanks a lot|many thanks|much appreciated|appreciate it|ty)(?: very much| so much| a lot)?$/;
+const HOW_ARE_YOU = /^(?:(?:hi|hello|hey) )?(?:how are you|how are you doing|how's it going|hows it going|how you doing|how are things)(?: today)?$/;
+const IDENTITY = /\b(?:are you (?:a |an )?(?:robot|bot|machine|computer|ai|real|human|person|recording)|who (?:am i|is this|are you) (?:talking|speaking) (?:to|with)|who is this|who are you|what are you)\b/;
+const AFFIRM = /^(?:yes|yeah|yep|yup|sure|ok|okay|please|yes please|sure thing|absolutely|of course|definitely|that would be great|sounds good|go ahead|alright|all right)(?: please| thanks| thank you)?$/;
+const DENY = /^(?:no|nope|nah|no thanks|no thank you|not really|not now)$/;
+const CANCEL = /\b(?:never ?mind|nevermind|forget it|cancel that|scratch that)\b/;
+
+export function detectIntent(utterance: string): Intent {
+  const text = normalizeUtterance(utterance);
+  if (text === '') return 'question';
+  if (!NEGATED_TRANSFER.test(text) && TRANSFER_PATTERNS.some((p) => p.test(text))) return 'transfer';
+  if (MESSAGE_PATTERNS.some((p) => p.test(text))) return 'message';
+  if (CANCEL.test(text)) return 'cancel';
+  if (DENY.test(text)) return 'deny';
+  if (END_PATTERNS.some((p) => p.test(text))) return 'end';
+  if (GREETING.test(text)) return 'greeting';
+  if (THANKS.test(text)) return 'thanks';
+  if (HOW_ARE_YOU.test(text)) return 'how_are_you';
+  if (IDENTITY.test(text)) return 'identity';
+  if (AFFIRM.test(text)) return 'affirm';
+  return 'question';
+}
+
+/**
+ * When a caller says "I'd like to leave a message for Dr. Patel saying I'll be
+ * late", the message is already there: returns it so the engine need not ask.
+ */
+export function extractInlineMessage(utterance: string): string | null {
+  const match =
+    /\b(?:leave|take|pass on|pass along|give)\b[^.?!]*?\bmessage\b(?: for [^,:]+?)?(?:[,:]\s*|\s+(?:saying|that says|that|to say)\s+)(.+)$/i.exec(
+      utterance.trim(),
+    );
+  const message = match?.[1]?.trim().replace(/^["“]|["”]$/g, '') ?? '';
+  return message.split(/\s+/).length >= 3 ? message : null;
+}

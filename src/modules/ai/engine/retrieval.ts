@@ -1,0 +1,279 @@
+// BM25 retrieval over knowledge chunks (MiniSearch), tuned for what callers
+// ask a small business. The text analysis is exported because answer
+// extraction must see terms exactly as the index sees them.
+import MiniSearch, { type SearchOptions } from 'minisearch';
+import type { KnowledgeChunk } from './types.ts';
+
+// ---------------------------------------------------------------- analysis
+
+// Function words plus the filler of spoken questions ("hey, do you guys...").
+// Question words that carry meaning for a business ("where", "when", "much")
+// are NOT here: the synonym table maps them to concepts.
+const STOPWORDS = new Set(
+  `a about above again against all am an and any are aren't as at be because been being below between
+  both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
+  further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his
+  how how's i i'd i'll i'm i've if in into put use uses using is isn't it it's its itself let's me more most mustn't my myself nor of
+  off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't
+  so some such than that that's the their theirs them themselves then there there's these they they'd they'll
+  they're they've this those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+  what what's which while who's whom why why's will with won't would wouldn't you you'd you'll you're you've your
+  yours yourself yourselves hey hi hello um uh uhm er erm like guys y'all ya yeah yes ok okay please just wondering
+  wonder know want wanted need needs tell get got really actually maybe also any anything something thing things
+  thanks thank quick question questions ask asking curious gonna wanna kind sort bit lot let say said one ones
+  there'd does whats im ive id u ur pls plz go going us folks`.split(/\s+/),
+);
+
+// Words a caller and a document use for the same thing. Every member maps to a
+// shared concept token (indexed next to the word itself), so "how much does it
+// cost" meets "Prices". Groups are generic small-business vocabulary.
+const SYNONYM_GROUPS: Record<string, string[]> = {
+  // "Open" and "close" are kept apart: "when do you open Monday" is not answered by "we close for lunch Monday".
+  hours: ['hour', 'hours', 'open', 'opens', 'opening', 'schedule', 'early', 'today', 'tonight', 'tomorrow', 'time', 'times', 'when'],
+  closing: ['close', 'closes', 'closing', 'closed', 'shut', 'hour', 'hours'],
+  price: ['price', 'prices', 'pricing', 'cost', 'costs', 'fee', 'fees', 'charge', 'charges', 'rate', 'rates', 'much', 'expensive', 'cheap', 'afford', 'quote', 'dollars', 'pay'],
+  location: ['where', 'address', 'located', 'location', 'locate', 'directions', 'direction', 'street', 'find', 'downtown', 'near', 'nearby', 'neighborhood', 'gps'],
+  parking: ['park', 'parking', 'garage', 'lot', 'drive', 'car'],
+  transit: ['bus', 'train', 'subway', 'transit', 'metro', 'station', 'stop'],
+  payment: ['pay', 'payment', 'payments', 'paying', 'card', 'cards', 'credit', 'debit', 'financing', 'installments'],
+  insurance: ['insurance', 'insured', 'insurer', 'coverage', 'cover', 'covered', 'covers', 'network', 'ppo', 'hmo'],
+  cancel: ['cancel', 'cancels', 'cancelled', 'canceled', 'cancellation', 'cancelling', 'canceling', 'reschedule', 'rescheduling', 'noshow', 'miss', 'missed'],
+  appointment: ['appointment', 'appointments', 'book', 'booking', 'reserve', 'reservation', 'slot', 'visit', 'visits', 'schedule', 'walkin', 'come'],
+  owner: ['owner', 'owners', 'own', 'owns', 'founded', 'founder', 'founders'],
+  contact: ['phone', 'call', 'number', 'email', 'contact', 'reach'],
+  emergency: ['emergency', 'emergencies', 'urgent', 'urgently', 'asap', 'pain', 'hurts', 'hurt', 'broken', 'broke', 'chipped', 'swollen', 'swelling', 'bleeding'],
+  children: ['child', 'children', 'kid', 'kids', 'son', 'daughter', 'baby', 'toddler', 'pediatric', 'age', 'old'],
+  new_customer: ['new', 'first', 'register', 'registration', 'forms', 'form', 'paperwork', 'intake'],
+  accessibility: ['wheelchair', 'accessible', 'accessibility', 'elevator', 'stairs', 'ramp', 'disability', 'disabled', 'walker'],
+  language: ['language', 'languages', 'speak', 'speaks', 'translator', 'interpreter', 'bilingual'],
+  discount: ['discount', 'discounts', 'deal', 'deals', 'coupon', 'promotion', 'special', 'off'],
+  duration: ['long', 'duration', 'minutes', 'wait', 'waiting'],
+  late: ['late', 'tardy', 'delayed', 'running'],
+  refund: ['refund', 'refunds', 'return', 'returns', 'warranty', 'guarantee', 'money'],
+  gift: ['gift', 'gifts', 'voucher', 'vouchers', 'certificate', 'certificates'],
+};
+
+// Categories: a general word in a question ("weekend") matches any member in a
+// document ("Saturday"), but a member in a question ("Saturday") must not
+// match its siblings ("Sunday"), so members carry the concept only when indexed.
+const CATEGORY_GROUPS: Record<string, { general: string[]; members: string[] }> = {
+  weekend: { general: ['weekend', 'weekends'], members: ['saturday', 'saturdays', 'sunday', 'sundays'] },
+  weekday: {
+    general: ['weekday', 'weekdays'],
+    members: ['monday', 'mondays', 'tuesday', 'tuesdays', 'wednesday', 'wednesdays', 'thursday', 'thursdays', 'friday', 'fridays'],
+  },
+  holiday: { general: ['holiday', 'holidays', 'vacation'], members: ['christmas', 'thanksgiving', 'easter', 'july', 'labor', 'memorial', 'hanukkah', 'eid'] },
+  staff: {
+    general: ['staff', 'team', 'who', 'employee', 'employees', 'people', 'works'],
+    members: ['doctor', 'doctors', 'dr', 'dentist', 'dentists', 'hygienist', 'hygienists', 'owner', 'manager', 'mechanic', 'mechanics', 'technician', 'technicians', 'nurse', 'receptionist', 'stylist', 'assistant'],
+  },
+  payment_method: {
+    general: ['pay', 'payment', 'card', 'cards', 'accept'],
+    members: ['cash', 'visa', 'mastercard', 'amex', 'discover', 'apple', 'check', 'checks', 'cheque', 'credit', 'debit', 'venmo', 'zelle', 'paypal'],
+  },
+  insurer: { general: ['insurance', 'insurer', 'provider', 'providers', 'plan', 'plans'], members: ['medicaid', 'medicare', 'ppo', 'hmo'] },
+  language_name: {
+    general: ['language', 'languages', 'bilingual'],
+    members: ['english', 'spanish', 'french', 'mandarin', 'cantonese', 'vietnamese', 'russian', 'arabic', 'korean', 'portuguese', 'tagalog'],
+  },
+};
+
+// Irregular plurals the suffix rules cannot reach.
+const IRREGULAR_FORMS: Record<string, string> = {
+  teeth: 'tooth', children: 'child', people: 'person', feet: 'foot', men: 'man', women: 'woman', mice: 'mouse', geese: 'goose',
+};
+
+/** Light suffix stripping: enough to make "prices"/"price", "booking"/"book", "closed"/"close" meet. */
+export function stem(word: string): string {
+  let w = word.toLowerCase().replace(/['’]s$/, '').replace(/['’]/g, '');
+  const irregular = IRREGULAR_FORMS[w];
+  if (irregular) return irregular;
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(ss|us|is|ous)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w.replace(/ll$/, 'l');
+}
+
+const CONCEPT_PREFIX = '_';
+/** Concepts of a stem as indexed (documents): synonyms, category generals and members. */
+const indexConceptsByStem = new Map<string, string[]>();
+/** Concepts of a stem as asked (queries): synonyms and category generals only. */
+const queryConceptsByStem = new Map<string, string[]>();
+
+function addConcept(map: Map<string, string[]>, word: string, concept: string): void {
+  const key = stem(word);
+  const token = `${CONCEPT_PREFIX}${concept}`;
+  const existing = map.get(key) ?? [];
+  if (!existing.includes(token)) map.set(key, [...existing, token]);
+}
+for (const [concept, words] of Object.entries(SYNONYM_GROUPS)) {
+  for (const word of words) {
+    addConcept(indexConceptsByStem, word, concept);
+    addConcept(queryConceptsByStem, word, concept);
+  }
+}
+for (const [concept, { general, members }] of Object.entries(CATEGORY_GROUPS)) {
+  for (const word of general) {
+    addConcept(indexConceptsByStem, word, concept);
+    addConcept(queryConceptsByStem, word, concept);
+  }
+  for (const word of members) addConcept(indexConceptsByStem, word, concept);
+}
+
+export function isConceptTerm(term: string): boolean {
+  return term.startsWith(CONCEPT_PREFIX);
+}
+
+/**
+ * Splits on anything that is not a letter, digit or apostrophe ("9:00" gives
+ * "9", "00"). Hyphenated words also yield their joined form, so "Wi-Fi" meets
+ * "wifi" and "walk-ins" meets "walkins".
+ */
+export function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  for (const raw of text.toLowerCase().replace(/[’‘]/g, "'").split(/[^\p{L}\p{N}'-]+/u)) {
+    const parts = raw.split('-').map((t) => t.replace(/^'+|'+$/g, '')).filter((t) => t !== '');
+    tokens.push(...parts);
+    if (parts.length > 1 && parts.length <= 3) tokens.push(parts.join(''));
+  }
+  return tokens;
+}
+
+/** One raw document token -> the terms indexed for it: its stem plus the concepts it belongs to. */
+export function processTerm(token: string): string[] {
+  const stemmed = stemUnlessStopword(token);
+  return stemmed ? [stemmed, ...(indexConceptsByStem.get(stemmed) ?? [])] : [];
+}
+
+/** One raw query token -> the terms searched for it (category members do not expand to their category). */
+export function processQueryTerm(token: string): string[] {
+  const stemmed = stemUnlessStopword(token);
+  return stemmed ? [stemmed, ...(queryConceptsByStem.get(stemmed) ?? [])] : [];
+}
+
+function stemUnlessStopword(token: string): string | null {
+  const lower = token.toLowerCase();
+  if (STOPWORDS.has(lower)) return null;
+  const stemmed = stem(lower);
+  // "getting" -> "get" is as empty as "get".
+  return stemmed === '' || STOPWORDS.has(stemmed) ? null : stemmed;
+}
+
+/** The distinct terms (stems and concepts) of a document text, as the index sees them. */
+export function analyze(text: string): string[] {
+  return [...new Set(tokenize(text).flatMap(processTerm))];
+}
+
+/** The distinct terms of a query. */
+export function analyzeQuery(text: string): string[] {
+  return [...new Set(tokenize(text).flatMap(processQueryTerm))];
+}
+
+// ---------------------------------------------------------------- index
+
+export interface SearchHit {
+  chunk: KnowledgeChunk;
+  score: number;
+}
+
+interface IndexedChunk {
+  id: string;
+  title: string;
+  heading: string;
+  text: string;
+}
+
+// Concepts are broad (many words map to "_hours"), so a concept match counts
+// for less than matching the caller's actual word.
+const CONCEPT_TERM_BOOST = 0.6;
+
+const SEARCH_OPTIONS: SearchOptions = {
+  boost: { heading: 2, title: 1.5, text: 1 },
+  combineWith: 'OR',
+  prefix: (term) => !isConceptTerm(term) && term.length >= 4,
+  fuzzy: (term) => (!isConceptTerm(term) && term.length >= 5 ? 0.2 : false),
+  boostTerm: (term) => (isConceptTerm(term) ? CONCEPT_TERM_BOOST : 1),
+  weights: { fuzzy: 0.4, prefix: 0.5 },
+};
+
+export class KnowledgeIndex {
+  readonly #search = new MiniSearch<IndexedChunk>({
+    fields: ['title', 'heading', 'text'],
+    idField: 'id',
+    tokenize,
+    processTerm: (term) => processTerm(term),
+    searchOptions: { ...SEARCH_OPTIONS, processTerm: (term) => processQueryTerm(term) },
+  });
+  readonly #chunks = new Map<string, KnowledgeChunk>();
+  readonly #chunkIdsByDocument = new Map<string, Set<string>>();
+  /** How many chunks contain each term: lets answer extraction weigh rare words above common ones. */
+  readonly #chunkFrequency = new Map<string, number>();
+
+  /** Adds chunks; a chunk whose id is already indexed replaces the old one. */
+  add(chunks: readonly KnowledgeChunk[]): void {
+    for (const chunk of chunks) {
+      if (this.#chunks.has(chunk.id)) this.#removeChunk(chunk.id);
+      this.#search.add({ id: chunk.id, title: chunk.title, heading: chunk.heading ?? '', text: chunk.text });
+      this.#chunks.set(chunk.id, chunk);
+      for (const term of chunkTerms(chunk)) this.#chunkFrequency.set(term, (this.#chunkFrequency.get(term) ?? 0) + 1);
+      let ids = this.#chunkIdsByDocument.get(chunk.documentId);
+      if (!ids) this.#chunkIdsByDocument.set(chunk.documentId, (ids = new Set()));
+      ids.add(chunk.id);
+    }
+  }
+
+  removeDocument(documentId: string): void {
+    for (const id of this.#chunkIdsByDocument.get(documentId) ?? []) this.#removeChunk(id);
+    this.#chunkIdsByDocument.delete(documentId);
+  }
+
+  search(query: string, limit = 5): SearchHit[] {
+    if (this.#chunks.size === 0 || analyzeQuery(query).length === 0) return [];
+    return this.#search
+      .search(query)
+      .slice(0, limit)
+      .flatMap((result) => {
+        const chunk = this.#chunks.get(String(result.id));
+        return chunk ? [{ chunk, score: result.score }] : [];
+      });
+  }
+
+  get size(): number {
+    return this.#chunks.size;
+  }
+
+  /** Number of chunks containing `term` (a stem or concept as produced by analyze). */
+  chunkFrequency(term: string): number {
+    return this.#chunkFrequency.get(term) ?? 0;
+  }
+
+  documentIds(): string[] {
+    return [...this.#chunkIdsByDocument.keys()];
+  }
+
+  #removeChunk(id: string): void {
+    const chunk = this.#chunks.get(id);
+    if (!chunk) return;
+    this.#search.discard(id);
+    this.#chunks.delete(id);
+    for (const term of chunkTerms(chunk)) {
+      const remaining = (this.#chunkFrequency.get(term) ?? 1) - 1;
+      if (remaining > 0) this.#chunkFrequency.set(term, remaining);
+      else this.#chunkFrequency.delete(term);
+    }
+    this.#chunkIdsByDocument.get(chunk.documentId)?.delete(id);
+  }
+}
+
+function chunkTerms(chunk: KnowledgeChunk): string[] {
+  return analyze(`${chunk.title} ${chunk.heading ?? ''} ${chunk.text}`);
+}

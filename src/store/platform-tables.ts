@@ -87,6 +87,8 @@ export interface NumberRow {
   webhook_url: string | null;
   agent_id: string | null;
   port_id: string | null;
+  /** On a temporary number: the number being ported that it stands in for (added by migration 0004). */
+  temporary_for?: string | null;
   created_at: string;
   updated_at: string;
   released_at: string | null;

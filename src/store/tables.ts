@@ -2,5 +2,6 @@
 // joins them into the one database type. Conventions on both engines: timestamps are
 // RFC 3339 UTC text, booleans are 0/1 integers, JSON documents are text.
 import type { PlatformTables } from './platform-tables.ts';
+import type { WebhookTables } from '../modules/webhooks/tables.ts';
 
-export interface Tables extends PlatformTables {}
+export interface Tables extends PlatformTables, WebhookTables {}

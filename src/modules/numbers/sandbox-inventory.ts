@@ -38,3 +38,49 @@ export async function pickFreeSandboxNumber(db: Kysely<Tables>, mode: Mode = 'sa
   }
   throw new Error('the sandbox number inventory is exhausted');
 }
+
+/** What the simulator's numbers can do: toll-free numbers have no WhatsApp in the sandbox. */
+export function inventoryCapabilities(type: InventoryNumber['type']): string[] {
+  return type === 'toll_free' ? ['voice', 'sms', 'mms'] : ['voice', 'sms', 'mms', 'whatsapp'];
+}
+
+export interface InventoryFilter {
+  country?: string | undefined;
+  areaCode?: string | undefined;
+  /** Digits that must appear in the number (without the leading +). */
+  contains?: string | undefined;
+  type?: InventoryNumber['type'] | undefined;
+}
+
+/**
+ * Every inventory number matching `filter`, in a fixed order (area codes as listed, then
+ * toll-free codes, lines ascending), so the same search always answers the same list.
+ */
+export function* searchInventory(filter: InventoryFilter): Generator<InventoryNumber> {
+  if (filter.country !== undefined && filter.country.toUpperCase() !== 'US') return;
+  const codes = [...SANDBOX_AREA_CODES, ...SANDBOX_TOLL_FREE_CODES]
+    .filter((code) => filter.areaCode === undefined || code === filter.areaCode);
+  for (const code of codes) {
+    const tollFree = SANDBOX_TOLL_FREE_CODES.includes(code);
+    if (filter.type === 'toll_free' && !tollFree) continue;
+    if ((filter.type === 'local' || filter.type === 'mobile') && tollFree) continue;
+    // Skip the half of the lines that cannot match the type (local 0100-4999, mobile 5000-9999).
+    const first = filter.type === 'mobile' ? 5000 : 100;
+    const last = filter.type === 'local' ? 4999 : 9999;
+    for (let line = first; line <= last; line++) {
+      const entry = inventoryEntry(code, line);
+      if (filter.contains !== undefined && !entry.phone_number.slice(1).includes(filter.contains)) continue;
+      yield entry;
+    }
+  }
+}
+
+/** The inventory entry for a phone number, or undefined when it is not in the sandbox inventory. */
+export function findInInventory(phoneNumber: string): InventoryNumber | undefined {
+  const match = /^\+1(\d{3})555(\d{4})$/.exec(phoneNumber);
+  if (!match) return undefined;
+  const [, code, lineText] = match;
+  const line = Number(lineText);
+  const known = SANDBOX_AREA_CODES.includes(code!) || SANDBOX_TOLL_FREE_CODES.includes(code!);
+  return known && line >= 100 ? inventoryEntry(code!, line) : undefined;
+}

@@ -1,7 +1,9 @@
 // Every migration, in order. Names sort; each module adds its own file and one line here.
 import type { Migration } from 'kysely';
 import * as platform from './0001_platform.ts';
+import * as webhooks from './0002_webhooks.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
+  '0002_webhooks': webhooks,
 };

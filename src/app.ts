@@ -68,7 +68,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const jobs = new JobQueue(database, clock, {
     concurrency: config.workerConcurrency,
     pollMs: config.workerPollMs,
-    leaseMs: 30_000,
+    leaseMs: config.jobLeaseMs,
     onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),
   });
   const platform: Platform = {

@@ -28,6 +28,10 @@ export interface Config {
   holidays: string[];
   workerConcurrency: number;
   workerPollMs: number;
+  /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
+  jobLeaseMs: number;
+  /** Key for signing secrets at rest (AES-256-GCM); unset: a key file generated in dataDir. */
+  secretKey: string | undefined;
   llm: LlmConfig | undefined;
 }
 
@@ -90,6 +94,8 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
+    jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
+    secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
     llm: llmBase
       ? {
           baseUrl: llmBase,

@@ -58,12 +58,15 @@ export const PROBLEMS = {
   // Messages and numbers
   number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },
   whatsapp_window_closed: { status: 422, title: 'The WhatsApp 24-hour window is closed' },
+  to_number_not_owned: { status: 422, title: 'The to number is not an active number of this account' },
   number_not_available: { status: 409, title: 'The phone number is not available' },
   number_not_active: { status: 409, title: 'The number is not active' },
   port_cancel_too_late: { status: 409, title: 'The port is too close to its FOC date to cancel' },
 
   // Webhooks
   webhook_url_not_allowed: { status: 422, title: 'The webhook URL is not allowed' },
+  webhook_disabled: { status: 409, title: 'The webhook endpoint is disabled' },
+  delivery_not_replayable: { status: 409, title: 'Only dead-lettered or failed deliveries can be replayed' },
 
   // AI
   document_rejected: { status: 422, title: 'A knowledge document was rejected' },

@@ -1,0 +1,68 @@
+// The fan-out half of the transactional outbox: for one event, in the emitting transaction,
+// one SELECT of the account's enabled endpoints in that mode, one INSERT of the delivery
+// rows and one INSERT of their jobs. The worker is woken after commit (JobQueue).
+// `webhook.test` goes only to the endpoint it tests; other events go to every matching
+// subscription of the same account AND mode, plus the resource's own webhook_url.
+import type { FanOut } from '../../events/emit.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { newId } from '../../platform/ids.ts';
+import type { WebhookDeliveryRow } from './tables.ts';
+import { matches, subscribedTypes } from './matching.ts';
+
+export const DELIVER_JOB = 'webhook.deliver';
+
+/** The job payload: delivery id, ordering key, and attempt_count the job expects (stale jobs skip). */
+export interface DeliverPayload {
+  d: string;
+  k: string;
+  n: number;
+}
+
+/** Deliveries with the same key are attempted one after another, in emit order. */
+export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'resource_id'>): string {
+  return `${row.webhook_id ?? row.url}|${row.resource_id}`;
+}
+
+export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
+  return async (trx, event, { webhookUrl }) => {
+    let query = trx.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
+      .where('account_id', '=', event.account_id).where('mode', '=', event.mode);
+    query = event.type === 'webhook.test' ? query.where('id', '=', event.resource_id) : query.where('enabled', '=', 1);
+    const endpoints = await query.execute();
+    const targets: Array<{ webhook_id: string | null; url: string }> = endpoints
+      .filter((e) => event.type === 'webhook.test' || matches(subscribedTypes(e.events), event.type))
+      .map((e) => ({ webhook_id: e.id, url: e.url }));
+    if (webhookUrl && event.type !== 'webhook.test') targets.push({ webhook_id: null, url: webhookUrl });
+    if (targets.length === 0) return;
+
+    const now = deps.clock.now().toISOString();
+    const rows: WebhookDeliveryRow[] = targets.map((t) => ({
+      id: newId('delivery'),
+      account_id: event.account_id,
+      mode: event.mode,
+      event_id: event.id,
+      event_type: event.type,
+      resource_id: event.resource_id,
+      webhook_id: t.webhook_id,
+      url: t.url,
+      status: 'pending',
+      attempt_count: 0,
+      round_start: 0,
+      next_attempt_at: now,
+      last_attempt_at: null,
+      last_status_code: null,
+      last_error: null,
+      succeeded_at: null,
+      dead_lettered_at: null,
+      replay_count: 0,
+      created_at: now,
+      updated_at: now,
+    }));
+    await trx.insertInto('webhook_deliveries').values(rows).execute();
+    await deps.jobs.enqueueMany(trx, rows.map((r) => ({
+      kind: DELIVER_JOB,
+      payload: { d: r.id, k: orderKey(r), n: 0 } satisfies DeliverPayload,
+    })));
+  };
+}

@@ -1,0 +1,155 @@
+// The delivery job: one attempt of one delivery. It re-reads the delivery (a job can run
+// twice after a crash; a stale job finds attempt_count moved on and does nothing), signs the
+// envelope, POSTs it, and records the attempt and the next step in one transaction:
+// success, a retry job on the schedule, a dead letter after the last attempt, or a stop
+// (410 Gone disables the endpoint). Delivery bookkeeping runs on real time: sandbox test
+// clocks move events, not the wall clock receivers check signatures against.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../store/tables.ts';
+import type { Mode } from '../../store/platform-tables.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import { inTransaction } from '../../store/transaction.ts';
+import { envelope } from '../../events/emit.ts';
+import type { SecretBox } from './secret-box.ts';
+import type { DefaultSecrets } from './default-secrets.ts';
+import { activeSecrets } from './default-secrets.ts';
+import { webhookHeaders } from './signing.ts';
+import { checkUrlShape, UrlNotAllowed, type UrlPolicyConfig } from './url-policy.ts';
+import type { WebhookSender, SendResult } from './sender.ts';
+import { decide, type Outcome } from './retry.ts';
+import { assertTransition } from './states.ts';
+import { KeyedSerializer } from './ordering.ts';
+import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
+import type { DeliveryStatus, WebhookDeliveryRow } from './tables.ts';
+
+class StaleAttempt extends Error {}
+
+export interface WorkerDeps {
+  db: Kysely<Tables>;
+  jobs: JobQueue;
+  clock: Clock;
+  box: SecretBox;
+  defaults: DefaultSecrets;
+  sender: WebhookSender;
+  config: UrlPolicyConfig & { webhookRetrySchedule: number[] };
+}
+
+export class DeliveryWorker {
+  private readonly order = new KeyedSerializer();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  handle = (payload: DeliverPayload): Promise<void> => this.order.run(payload.k, () => this.attempt(payload));
+
+  private async load(id: string) {
+    return this.deps.db.selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .leftJoin('webhook_endpoints as w', 'w.id', 'd.webhook_id')
+      .selectAll('d')
+      .select([
+        'e.type as e_type', 'e.created_at as e_created_at', 'e.sequence as e_sequence', 'e.data as e_data',
+        'e.account_id as e_account_id', 'e.resource_type as e_resource_type',
+        'w.id as w_id', 'w.url as w_url', 'w.enabled as w_enabled', 'w.secret_ciphertext as w_secret',
+        'w.previous_secret_ciphertext as w_previous', 'w.previous_secret_expires_at as w_previous_expires_at',
+      ])
+      .where('d.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  private async attempt(payload: DeliverPayload): Promise<void> {
+    const row = await this.load(payload.d);
+    if (!row || row.status !== 'pending' || row.attempt_count !== payload.n) return;
+    const now = this.deps.clock.now();
+
+    if (row.webhook_id !== null && row.w_id === null) return this.stop(row, 'the webhook endpoint was deleted');
+    if (row.webhook_id !== null && row.w_enabled !== 1) return this.stop(row, 'the webhook endpoint is disabled');
+
+    const target = row.w_url ?? row.url;
+    let url: URL;
+    try {
+      url = checkUrlShape(target, row.mode, this.deps.config);
+    } catch (err) {
+      if (!(err instanceof UrlNotAllowed)) throw err;
+      return this.record(row, { statusCode: null, latencyMs: 0, excerpt: null, error: `webhook URL not allowed: ${err.message}`, retryAfterSeconds: null }, { kind: 'gone' }, false, now);
+    }
+
+    const secrets = row.w_id !== null
+      ? activeSecrets(this.deps.box, { secret_ciphertext: row.w_secret!, previous_secret_ciphertext: row.w_previous, previous_secret_expires_at: row.w_previous_expires_at }, now.toISOString())
+      : activeSecrets(this.deps.box, await this.deps.defaults.ensure(row.account_id, row.mode), now.toISOString());
+
+    const body = JSON.stringify(envelope({
+      id: row.event_id, account_id: row.e_account_id, mode: row.mode, type: row.e_type, resource_type: row.e_resource_type,
+      resource_id: row.resource_id, sequence: row.e_sequence, data: row.e_data, created_at: row.e_created_at,
+    }));
+    const headers = webhookHeaders(row.event_id, Math.floor(now.getTime() / 1000), body, secrets);
+    const result = await this.deps.sender.send(url, row.mode as Mode, headers, body, () => this.deps.clock.now().getTime());
+    const outcome = decide({
+      statusCode: result.statusCode,
+      retryAfterSeconds: result.retryAfterSeconds,
+      attemptInRound: row.attempt_count + 1 - row.round_start,
+      schedule: this.deps.config.webhookRetrySchedule,
+    });
+    await this.record(row, result, outcome, outcome.kind === 'gone' && row.w_id !== null, now);
+  }
+
+  /** Ends a delivery without an attempt (its endpoint is gone or disabled). */
+  private async stop(row: WebhookDeliveryRow, why: string): Promise<void> {
+    const now = this.deps.clock.now().toISOString();
+    assertTransition(row.id, row.status, 'failed');
+    await this.deps.db.updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: why, next_attempt_at: null, updated_at: now })
+      .where('id', '=', row.id).where('status', '=', 'pending').where('attempt_count', '=', row.attempt_count)
+      .execute();
+  }
+
+  private async record(row: WebhookDeliveryRow, result: SendResult, outcome: Outcome, disableEndpoint: boolean, startedAt: Date): Promise<void> {
+    const now = this.deps.clock.now();
+    const nowIso = now.toISOString();
+    const status: DeliveryStatus = outcome.kind === 'succeeded' ? 'succeeded' : outcome.kind === 'retry' ? 'pending' : outcome.kind === 'dead' ? 'dead' : 'failed';
+    assertTransition(row.id, row.status, status);
+    const nextAt = outcome.kind === 'retry' ? new Date(now.getTime() + outcome.delaySeconds * 1000).toISOString() : null;
+    const attempt = row.attempt_count + 1;
+    const error = result.error ?? (outcome.kind === 'gone' && result.statusCode === 410 ? 'the receiver answered 410 Gone; the endpoint was disabled' : null);
+    try {
+      await inTransaction(this.deps.db, async (trx) => {
+        const updated = await trx.updateTable('webhook_deliveries')
+          .set({
+            status,
+            attempt_count: attempt,
+            next_attempt_at: nextAt,
+            last_attempt_at: startedAt.toISOString(),
+            last_status_code: result.statusCode,
+            last_error: error,
+            succeeded_at: status === 'succeeded' ? nowIso : null,
+            dead_lettered_at: status === 'dead' ? nowIso : null,
+            updated_at: nowIso,
+          })
+          .where('id', '=', row.id).where('status', '=', 'pending').where('attempt_count', '=', row.attempt_count)
+          .executeTakeFirst();
+        // Another worker recorded this attempt first (an expired lease on PostgreSQL).
+        if (Number(updated.numUpdatedRows) !== 1) throw new StaleAttempt();
+        await trx.insertInto('webhook_attempts').values({
+          id: `${row.id}.${attempt}`, // deterministic: one row per attempt number
+          delivery_id: row.id,
+          attempt,
+          attempted_at: startedAt.toISOString(),
+          status_code: result.statusCode,
+          latency_ms: result.latencyMs,
+          response_excerpt: result.excerpt,
+          error,
+          next_attempt_at: nextAt,
+        }).execute();
+        if (outcome.kind === 'retry') {
+          await this.deps.jobs.enqueue(trx, DELIVER_JOB, { d: row.id, k: orderKey(row), n: attempt } satisfies DeliverPayload, { delaySeconds: outcome.delaySeconds });
+        }
+        if (disableEndpoint && row.webhook_id) {
+          await trx.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: 'gone', updated_at: nowIso })
+            .where('id', '=', row.webhook_id).execute();
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof StaleAttempt)) throw err;
+    }
+  }
+}

@@ -3,12 +3,14 @@ import { loadConfig } from '../config.ts';
 import { integer, parse, UsageError } from './args.ts';
 import { accountsCommand, ACCOUNTS_USAGE } from './accounts.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
+import { numbersCommand, NUMBERS_USAGE } from './numbers.ts';
 import { Problem } from '../platform/problems.ts';
 
 const USAGE = `usage:
 switchboard serve [--host H] [--port P] [--data-dir D]     (DATABASE_URL=postgres://... selects PostgreSQL)
 ${ACCOUNTS_USAGE}
-${KEYS_USAGE}`;
+${KEYS_USAGE}
+${NUMBERS_USAGE}`;
 
 const out = (s: string): void => {
   process.stdout.write(s);
@@ -31,6 +33,8 @@ async function main(argv: string[]): Promise<void> {
       return accountsCommand(rest, out);
     case 'keys':
       return keysCommand(rest, out);
+    case 'numbers':
+      return numbersCommand(rest, out);
     case undefined:
     case 'help':
     case '--help':

@@ -1,10 +1,25 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import { subscribeAll } from '../helpers/subscribe.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
+const execFileAsync = promisify(execFile);
 let t: TestServer;
+
+/** Runs the `switchboard` CLI on the test server's store, as an operator would. */
+async function cli(...args: string[]): Promise<string> {
+  const env = { ...process.env, DATABASE_URL: t.store.databaseUrl ?? '' };
+  try {
+    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--data-dir', t.store.dataDir], { env, timeout: 60_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    return stdout;
+  } catch (err) {
+    throw new Error(String((err as { stderr?: string }).stderr ?? err));
+  }
+}
 let acct: CreatedAccount;
 let hooks: WebhookReceiver;
 
@@ -119,9 +134,8 @@ describe('numbers', () => {
   test('live: search and provision work on the numbers an operator imported', async () => {
     const live = t.as(acct.keys.live);
     assert.deepEqual((await live.get('/v1/numbers/available')).body.data, []);
-    const services = t.server.built.services;
-    const clock = t.server.built.platform.clock;
-    await services.numbers.importNumber(clock, { accountId: acct.account.id, mode: 'live', phoneNumber: '+13125550123', capabilities: ['voice', 'sms'], type: 'local', country: 'US', inventory: true });
+    const added = await cli('numbers', 'import', '--account', acct.account.id, '--mode', 'live', '--number', '+13125550123', '--capabilities', 'voice,sms', '--inventory');
+    assert.match(added, /\+13125550123 added to the live inventory/);
     const available = await live.get('/v1/numbers/available?area_code=312');
     assert.deepEqual(available.body.data.map((n: any) => [n.phone_number, n.capabilities]), [['+13125550123', ['voice', 'sms']]]);
     const provisioned = await live.post('/v1/numbers', { phone_number: '+13125550123' });
@@ -130,6 +144,17 @@ describe('numbers', () => {
     assert.deepEqual((await live.get('/v1/numbers/available')).body.data, []);
     const sandboxNumber = await live.post('/v1/numbers', { phone_number: '+14155550199' });
     assert.equal(sandboxNumber.status, 409, 'the simulator inventory is not for sale in live mode');
+  });
+
+  test('live: `switchboard numbers import` without --inventory makes the number active at once', async () => {
+    const json = JSON.parse(await cli('numbers', 'import', '--account', acct.account.id, '--number', '+12065550142', '--capabilities', 'voice,sms,whatsapp', '--json'));
+    assert.equal(json.mode, 'live');
+    assert.equal(json.status, 'active');
+    const got = await t.as(acct.keys.live).get(`/v1/numbers/${json.id}`);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body.capabilities, ['voice', 'sms', 'whatsapp']);
+    await assert.rejects(cli('numbers', 'import', '--account', acct.account.id, '--number', '+12065550142'), /already in use/);
+    await assert.rejects(cli('numbers', 'import', '--account', acct.account.id, '--number', 'nope'), /E\.164/);
   });
 
   test('scopes: numbers:read cannot provision', async () => {

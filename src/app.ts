@@ -42,6 +42,8 @@ export interface Built {
   services: Services;
   /** Set when shutting down, so /readyz answers 503 while in-flight requests finish. */
   draining: { value: boolean };
+  /** The outbox emitter, for the CLI and service-level tests (e.g. a rolled-back change). */
+  events: EventEmitter;
 }
 
 export async function buildApp(opts: BuildOptions): Promise<Built> {
@@ -125,5 +127,5 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     await module.register(app, { platform, events, services });
   }
   await app.ready();
-  return { app, platform, services, draining };
+  return { app, platform, services, draining, events };
 }

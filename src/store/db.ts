@@ -44,6 +44,29 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; preparing costs more than running
+ * most of our queries. Statements are reusable, so we keep the most recent ones by SQL
+ * text (queries use parameters, so the set of distinct texts is small).
+ */
+function withStatementCache(sqlite: SQLite.Database, size = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, prop, receiver) {
+      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
+      return (sql: string) => {
+        let statement = cache.get(sql);
+        if (statement) return statement;
+        statement = prepare(sql);
+        if (cache.size >= size) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+        return statement;
+      };
+    },
+  });
 }

@@ -18,6 +18,7 @@ import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts'
 import { ProblemSchema } from './platform/schemas.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
+import { KeyCache } from './platform/key-cache.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { SandboxClocks } from './jobs/sandbox-clocks.ts';
 import { EventEmitter } from './events/emit.ts';
@@ -73,12 +74,15 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     leaseMs: config.jobLeaseMs,
     onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),
   });
+  const keyCache = new KeyCache<unknown>(config.keyCacheTtlMs);
+  const clearKeyCache = () => keyCache.clear();
   const platform: Platform = {
-    config, database, clock, jobs, sandboxClocks: new SandboxClocks(database, clock, jobs), log: app.log,
+    config, database, clock, jobs, keyCache, log: app.log,
+    sandboxClocks: new SandboxClocks(database, clock, jobs, clearKeyCache),
   };
   const services = {
-    accounts: new AccountService(database.db, clock),
-    keys: new KeyService(database.db, clock),
+    accounts: new AccountService(database.db, clock, clearKeyCache),
+    keys: new KeyService(database.db, clock, clearKeyCache),
   } as Services;
   const events = new EventEmitter();
 

@@ -27,6 +27,8 @@ export interface Config {
   /** Extra non-business days for porting, YYYY-MM-DD. */
   holidays: string[];
   workerConcurrency: number;
+  /** How long a node trusts a cached API-key lookup; changes made on this node clear it at once. */
+  keyCacheTtlMs: number;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
   jobLeaseMs: number;
@@ -93,6 +95,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     simTimeScale: number(env, 'SWITCHBOARD_SIM_TIME_SCALE', 1),
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
+    keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
     jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,

@@ -8,7 +8,13 @@ import { inTransaction } from '../store/transaction.ts';
 import type { JobQueue } from './queue.ts';
 
 export class SandboxClocks {
-  constructor(private readonly database: Database, private readonly clock: Clock, private readonly jobs: JobQueue) {}
+  /** `onChange` runs after a clock moves (the auth cache holds each key's clock offset). */
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly jobs: JobQueue,
+    private readonly onChange: () => void = () => {},
+  ) {}
 
   async offsetMs(accountId: string): Promise<number> {
     const row = await this.database.db.selectFrom('sandbox_clocks').select('offset_ms')
@@ -39,6 +45,7 @@ export class SandboxClocks {
       }
       return next;
     });
+    this.onChange();
     const jobsRun = await this.jobs.drainClock(accountId);
     return { offsetMs: offset, jobsRun };
   }

@@ -9,6 +9,7 @@ import { grants } from './scopes.ts';
 import { constantTimeEqual, sha256Hex, KEY_BODY_LENGTH } from './secrets.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 import { offsetClock } from './clock.ts';
+import type { KeyCache } from './key-cache.ts';
 import { limitsOf } from '../modules/accounts/plans.ts';
 import type { AccountRow, ApiKeyRow } from '../store/platform-tables.ts';
 
@@ -60,8 +61,11 @@ export function ipAllowed(allowedJson: string, ip: string): boolean {
 
 type KeyLookup = ApiKeyRow & { account: AccountRow; offset_ms: number | null };
 
-async function findKey(platform: Platform, secret: string): Promise<KeyLookup | undefined> {
+async function findKey(platform: Platform, secret: string, nowMs: number): Promise<KeyLookup | undefined> {
   const hash = sha256Hex(secret);
+  const cache = platform.keyCache as KeyCache<KeyLookup>;
+  const cached = cache.get(hash, nowMs);
+  if (cached) return cached;
   const row = await platform.database.db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -74,7 +78,7 @@ async function findKey(platform: Platform, secret: string): Promise<KeyLookup | 
     .where('k.secret_hash', '=', hash)
     .executeTakeFirst();
   if (!row || !constantTimeEqual(row.secret_hash, hash)) return undefined;
-  return {
+  const found: KeyLookup = {
     ...row,
     account: {
       id: row.account_id, name: row.a_name, plan: row.a_plan, rate_limit_per_minute: row.a_rate,
@@ -83,6 +87,8 @@ async function findKey(platform: Platform, secret: string): Promise<KeyLookup | 
     },
     offset_ms: row.offset_ms === null ? null : Number(row.offset_ms),
   };
+  cache.set(hash, found, nowMs);
+  return found;
 }
 
 export function registerAuth(app: FastifyInstance, platform: Platform, opts: AuthOptions): void {
@@ -124,10 +130,10 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
     if (!secret || !KEY_PATTERN.test(secret)) {
       return refuse(request, reply, new Problem('invalid_api_key', 'The Authorization header must be "Bearer " followed by an sb_test_ or sb_live_ key.'));
     }
-    const key = await findKey(platform, secret);
+    const now = platform.clock.now();
+    const key = await findKey(platform, secret, now.getTime());
     if (!key) return refuse(request, reply, new Problem('invalid_api_key', 'No API key matches the one provided.'));
     if (key.status === 'revoked') return refuse(request, reply, new Problem('api_key_revoked', `API key ${key.id} was revoked.`));
-    const now = platform.clock.now();
     if (key.expires_at !== null && key.expires_at <= now.toISOString()) {
       return refuse(request, reply, new Problem('api_key_expired', `API key ${key.id} expired at ${key.expires_at} after being rotated; use its replacement.`));
     }

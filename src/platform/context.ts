@@ -9,6 +9,7 @@ import type { SandboxClocks } from '../jobs/sandbox-clocks.ts';
 import type { Mode } from '../store/platform-tables.ts';
 import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
+import type { KeyCache } from './key-cache.ts';
 
 export interface Platform {
   config: Config;
@@ -17,6 +18,8 @@ export interface Platform {
   clock: Clock;
   jobs: JobQueue;
   sandboxClocks: SandboxClocks;
+  /** Cached API-key lookups; cleared by any key, account or test-clock change. */
+  keyCache: KeyCache<unknown>;
   log: FastifyBaseLogger;
 }
 

@@ -55,7 +55,8 @@ export class AccountService {
   private readonly keys: KeyService;
   activeCalls: ActiveCallCounter = async () => 0;
 
-  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {
+  /** `onChange` runs after an account's plan or limits change (the auth cache listens). */
+  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, private readonly onChange: () => void = () => {}) {
     this.keys = new KeyService(db, clock);
   }
 
@@ -127,6 +128,7 @@ export class AccountService {
     if (o.concurrentCalls !== undefined) set.concurrent_calls_limit = o.concurrentCalls;
     if (o.trialEndsAt !== undefined) set.trial_ends_at = o.trialEndsAt;
     await this.db.updateTable('accounts').set(set).where('id', '=', id).execute();
+    this.onChange();
     return { ...row, ...set };
   }
 }

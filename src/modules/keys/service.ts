@@ -81,7 +81,8 @@ export interface CreateKeyInput {
 }
 
 export class KeyService {
-  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
+  /** `onChange` runs after any change to an existing key (the auth cache listens). */
+  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, private readonly onChange: () => void = () => {}) {}
 
   /** Returns the stored row and the secret, which exists only in this return value. */
   async create(db: Kysely<Tables>, input: CreateKeyInput): Promise<{ row: ApiKeyRow; secret: string }> {
@@ -138,7 +139,7 @@ export class KeyService {
         accountId, mode, name: old.name, scopes: JSON.parse(old.scopes), allowedIps: JSON.parse(old.allowed_ips), rotatedFrom: old.id,
       });
       return { ...created, previous: { ...old, expires_at: expiresAt } };
-    });
+    }).finally(this.onChange);
   }
 
   async revoke(accountId: string, mode: Mode, id: string, callerKeyId: string): Promise<ApiKeyRow> {
@@ -147,6 +148,7 @@ export class KeyService {
     if (id === callerKeyId) throw new Problem('cannot_revoke_current_key', 'Use another key to revoke this one, so you are never locked out by accident.');
     const now = this.clock.now().toISOString();
     await this.db.updateTable('api_keys').set({ status: 'revoked', revoked_at: now }).where('id', '=', id).execute();
+    this.onChange();
     return { ...row, status: 'revoked', revoked_at: now };
   }
 
@@ -157,6 +159,7 @@ export class KeyService {
     if (patch.scopes !== undefined) set.scopes = JSON.stringify(normaliseScopes(patch.scopes));
     if (patch.allowedIps !== undefined) set.allowed_ips = JSON.stringify(normaliseAllowedIps(patch.allowedIps));
     if (Object.keys(set).length > 0) await this.db.updateTable('api_keys').set(set).where('id', '=', id).execute();
+    this.onChange();
     return { ...row, ...set };
   }
 }

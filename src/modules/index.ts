@@ -4,10 +4,18 @@ import { accountsModule } from './accounts/index.ts';
 import { keysModule } from './keys/index.ts';
 import { eventsModule } from './events/index.ts';
 import { webhooksModule } from './webhooks/index.ts';
+import { numbersModule } from './numbers/index.ts';
+import { portsModule } from './ports/index.ts';
+import { sandboxModule } from './sandbox/index.ts';
+import { messagesModule } from './messages/index.ts';
 
 export const modules: SwitchboardModule[] = [
   accountsModule,
   keysModule,
   eventsModule,
   webhooksModule,
+  numbersModule,
+  portsModule,
+  sandboxModule,
+  messagesModule,
 ];

@@ -2,9 +2,17 @@
 import type { AccountService } from './accounts/service.ts';
 import type { KeyService } from './keys/service.ts';
 import type { WebhookService } from './webhooks/service.ts';
+import type { NumberService } from './numbers/service.ts';
+import type { PortService } from './ports/service.ts';
+import type { SandboxService } from './sandbox/service.ts';
+import type { MessageService } from './messages/service.ts';
 
 export interface Services {
   accounts: AccountService;
   keys: KeyService;
   webhooks: WebhookService;
+  numbers: NumberService;
+  ports: PortService;
+  sandbox: SandboxService;
+  messages: MessageService;
 }

@@ -2,8 +2,10 @@
 import type { Migration } from 'kysely';
 import * as platform from './0001_platform.ts';
 import * as webhooks from './0002_webhooks.ts';
+import * as messaging from './0004_messaging.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
   '0002_webhooks': webhooks,
+  '0004_messaging': messaging,
 };

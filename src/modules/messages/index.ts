@@ -1,0 +1,19 @@
+// Messaging: SMS, MMS and WhatsApp over the mode's carrier (the simulator in sandbox).
+import type { SwitchboardModule } from '../module.ts';
+import { SimulatedMessagingCarrier } from '../../carriers/simulator/messaging.ts';
+import { messageRoutes } from './routes.ts';
+import { MessageSchema } from './schema.ts';
+import { MESSAGE_DISPATCH_JOB, MessageService } from './service.ts';
+
+export const messagesModule: SwitchboardModule = {
+  name: 'messages',
+  register(app, ctx) {
+    const { platform } = ctx;
+    const simulator = new SimulatedMessagingCarrier(platform.jobs, platform.config.simTimeScale);
+    const messages = new MessageService(platform, ctx.events, ctx.services.numbers, simulator);
+    ctx.services.messages = messages;
+    platform.jobs.register(MESSAGE_DISPATCH_JOB, (payload: { messageId: string }) => messages.dispatch(payload));
+    app.addSchema(MessageSchema);
+    messageRoutes(app, ctx);
+  },
+};

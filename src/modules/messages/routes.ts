@@ -1,0 +1,52 @@
+import { Type } from 'typebox';
+import type { App } from '../../platform/app-type.ts';
+import type { ModuleContext } from '../module.ts';
+import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
+import { toPage } from '../../platform/pagination.ts';
+import { MessageListQuery, SendMessageBody, SendSmsBody } from './schema.ts';
+import { normalisePhoneQuery, presentMessage } from './service.ts';
+
+const SEND_PROBLEMS = ['from_number_not_owned', 'number_lacks_capability', 'whatsapp_window_closed', 'carrier_unavailable'] as const;
+
+export function messageRoutes(app: App, { services }: ModuleContext): void {
+  const messages = services.messages;
+  const tags = ['Messages'];
+
+  app.post('/v1/messages', {
+    config: { scope: 'messages:write' },
+    schema: { operationId: 'sendMessage', tags, summary: 'Send an SMS, MMS or WhatsApp message', body: SendMessageBody,
+      response: { 200: Type.Ref('Message'), ...problemResponses(...SEND_PROBLEMS) } },
+  }, async (request) => {
+    const { account, mode, clock } = request.auth;
+    return presentMessage(await messages.send(account.id, mode, clock, request.body));
+  });
+
+  app.get('/v1/messages', {
+    config: { scope: 'messages:read' },
+    schema: { operationId: 'listMessages', tags, summary: 'List messages, newest first', querystring: MessageListQuery,
+      response: { 200: Page(Type.Ref('Message'), 'Message'), ...problemResponses() } },
+  }, async (request) => {
+    const { account, mode } = request.auth;
+    const q = request.query;
+    const rows = await messages.list(account.id, mode, {
+      limit: q.limit, startingAfter: q.starting_after, from: normalisePhoneQuery(q.from), to: normalisePhoneQuery(q.to),
+      status: q.status, channel: q.channel, direction: q.direction, createdGte: q.created_gte, createdLte: q.created_lte,
+    });
+    return toPage(rows, q.limit, presentMessage);
+  });
+
+  app.get('/v1/messages/:id', {
+    config: { scope: 'messages:read' },
+    schema: { operationId: 'getMessage', tags, summary: 'Fetch a message', params: IdParams,
+      response: { 200: Type.Ref('Message'), ...problemResponses('not_found') } },
+  }, async (request) => presentMessage(await messages.get(request.auth.account.id, request.auth.mode, request.params.id)));
+
+  app.post('/v1/numbers/:id/sms', {
+    config: { scope: 'messages:write' },
+    schema: { operationId: 'sendSmsFromNumber', tags: ['Messages', 'Numbers'], summary: 'Send an SMS from a provisioned number', params: IdParams,
+      body: SendSmsBody, response: { 200: Type.Ref('Message'), ...problemResponses('not_found', ...SEND_PROBLEMS) } },
+  }, async (request) => {
+    const { account, mode, clock } = request.auth;
+    return presentMessage(await messages.sendFromNumber(account.id, mode, clock, request.params.id, request.body));
+  });
+}

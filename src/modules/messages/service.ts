@@ -1,0 +1,342 @@
+// Messages: sending (SMS, MMS, WhatsApp) through the mode's carrier, inbound messages,
+// the WhatsApp 24-hour window, and the status machine whose every change emits its event
+// (message.queued at creation, then one per carrier step), in order, with the full message.
+import type { Kysely } from 'kysely';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { Tables } from '../../store/tables.ts';
+import type { Mode, NumberRow } from '../../store/platform-tables.ts';
+import type { Platform } from '../../platform/context.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { EventEmitter } from '../../events/emit.ts';
+import type { EventType } from '../../events/catalogue.ts';
+import { newId } from '../../platform/ids.ts';
+import { Problem, invalidField, notFound } from '../../platform/problems.ts';
+import { inTransaction, type Trx } from '../../store/transaction.ts';
+import type { MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
+import type { NumberService } from '../numbers/service.ts';
+import { analyzeSmsBody } from './encoding.ts';
+import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
+import { STAMPS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
+import type { Channel, Direction, MessageRow } from './tables.ts';
+
+export const MESSAGE_DISPATCH_JOB = 'messages.dispatch';
+export const WHATSAPP_WINDOW_HOURS = 24;
+
+export interface Template { name: string; language: string; variables: string[] }
+
+export interface SendInput {
+  from: string;
+  to: string;
+  channel?: Channel | undefined;
+  body?: string | undefined;
+  media_urls?: string[] | undefined;
+  template?: Template | undefined;
+  webhook_url?: string | undefined;
+  metadata?: Record<string, string> | undefined;
+}
+
+export interface InboundInput {
+  from: string;
+  to: string;
+  channel?: Channel | undefined;
+  body?: string | undefined;
+  media_urls?: string[] | undefined;
+}
+
+export interface ListQuery {
+  limit: number;
+  startingAfter?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  status?: MessageStatus | undefined;
+  channel?: Channel | undefined;
+  direction?: Direction | undefined;
+  createdGte?: string | undefined;
+  createdLte?: string | undefined;
+}
+
+export function presentMessage(row: MessageRow) {
+  return {
+    id: row.id,
+    object: 'message' as const,
+    mode: row.mode,
+    direction: row.direction,
+    channel: row.channel,
+    from: row.from_number,
+    to: row.to_number,
+    number_id: row.number_id,
+    body: row.body,
+    media_urls: JSON.parse(row.media_urls) as string[],
+    template: row.template === null ? null : (JSON.parse(row.template) as Template),
+    status: row.status,
+    encoding: row.encoding,
+    segments: row.segments,
+    error_code: row.error_code,
+    error_message: row.error_message,
+    webhook_url: row.webhook_url,
+    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    sent_at: row.sent_at,
+    delivered_at: row.delivered_at,
+    read_at: row.read_at,
+    failed_at: row.failed_at,
+    received_at: row.received_at,
+  };
+}
+
+/** `+` in a query string arrives as a space; accept the number with or without it. */
+export function normalisePhoneQuery(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const digits = value.trim().replace(/^\+/, '');
+  return `+${digits}`;
+}
+
+export class MessageService {
+  private readonly db: Kysely<Tables>;
+  /** The real carrier for live traffic; none is built in, so live sends answer 503. */
+  liveCarrier: MessagingCarrier | undefined = undefined;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly events: EventEmitter,
+    private readonly numbers: NumberService,
+    private readonly sandboxCarrier: MessagingCarrier,
+  ) {
+    this.db = platform.database.db;
+    sandboxCarrier.attach((report, then) => this.applyReport(report, then));
+  }
+
+  private carrierFor(mode: Mode): MessagingCarrier {
+    const carrier = mode === 'sandbox' ? this.sandboxCarrier : this.liveCarrier;
+    if (!carrier) {
+      throw new Problem('carrier_unavailable', 'No messaging carrier is configured for live traffic, so live messages cannot be sent. Use a sandbox key to try messaging.');
+    }
+    return carrier;
+  }
+
+  /** POST /v1/messages. Nothing is written unless every check passes. */
+  async send(accountId: string, mode: Mode, clock: Clock, input: SendInput): Promise<MessageRow> {
+    this.carrierFor(mode);
+    const channel = input.channel ?? 'sms';
+    checkContent(channel, input);
+    checkDestination(input.to);
+    return inTransaction(this.db, async (trx) => {
+      const number = await this.sendingNumber(trx, accountId, mode, input.from, channel);
+      if (channel === 'whatsapp' && !input.template) await this.assertWhatsAppWindow(trx, accountId, mode, clock, number.phone_number, input.to);
+      const now = clock.now().toISOString();
+      const { encoding, segments } = sizeOf(channel, input.body);
+      const row: MessageRow = {
+        id: newId('message'),
+        account_id: accountId,
+        mode,
+        direction: 'outbound',
+        channel,
+        from_number: number.phone_number,
+        to_number: input.to,
+        number_id: number.id,
+        body: input.body ?? null,
+        media_urls: JSON.stringify(input.media_urls ?? []),
+        template: input.template ? JSON.stringify({ ...input.template, variables: input.template.variables ?? [] }) : null,
+        encoding,
+        segments,
+        status: 'queued',
+        error_code: null,
+        error_message: null,
+        webhook_url: input.webhook_url ?? number.webhook_url,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: now,
+        updated_at: now,
+        sent_at: null,
+        delivered_at: null,
+        read_at: null,
+        failed_at: null,
+        received_at: null,
+      };
+      await trx.insertInto('messages').values(row).execute();
+      await this.emit(trx, row, 'message.queued', clock);
+      await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null });
+      return row;
+    });
+  }
+
+  /** POST /v1/numbers/{id}/sms: an SMS from that number, same rules as POST /v1/messages. */
+  async sendFromNumber(accountId: string, mode: Mode, clock: Clock, numberId: string, input: Omit<SendInput, 'from' | 'channel' | 'media_urls' | 'template'>): Promise<MessageRow> {
+    const number = await this.numbers.get(accountId, mode, numberId);
+    return this.send(accountId, mode, clock, { ...input, from: number.phone_number, channel: 'sms' });
+  }
+
+  /** POST /v1/sandbox/inbound_messages: a message arrives for a number of the account. */
+  async receive(accountId: string, mode: Mode, clock: Clock, input: InboundInput): Promise<MessageRow> {
+    const channel = input.channel ?? 'sms';
+    checkContent(channel, input);
+    return inTransaction(this.db, async (trx) => {
+      const number = await this.numbers.findByPhone(accountId, mode, input.to, trx);
+      if (!number || number.status !== 'active') {
+        throw new Problem('to_number_not_owned', `${input.to} is not an active number of this account in ${mode} mode.`);
+      }
+      if (!capabilitiesOf(number).includes(channel)) {
+        throw new Problem('number_lacks_capability', `${number.phone_number} cannot receive ${channel}; its capabilities are ${capabilitiesOf(number).join(', ')}.`);
+      }
+      const now = clock.now().toISOString();
+      const { encoding, segments } = sizeOf(channel, input.body);
+      const row: MessageRow = {
+        id: newId('message'), account_id: accountId, mode, direction: 'inbound', channel,
+        from_number: input.from, to_number: number.phone_number, number_id: number.id,
+        body: input.body ?? null, media_urls: JSON.stringify(input.media_urls ?? []), template: null,
+        encoding, segments, status: 'received', error_code: null, error_message: null,
+        webhook_url: number.webhook_url, metadata: '{}', created_at: now, updated_at: now,
+        sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: now,
+      };
+      await trx.insertInto('messages').values(row).execute();
+      await this.emit(trx, row, 'message.received', clock);
+      return row;
+    });
+  }
+
+  async get(accountId: string, mode: Mode, id: string): Promise<MessageRow> {
+    const row = await this.db.selectFrom('messages').selectAll()
+      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+    if (!row) throw notFound('message', id);
+    return row;
+  }
+
+  /** Newest first, keyed by id: every filter has an index ending in id (migration 0004). */
+  async list(accountId: string, mode: Mode, q: ListQuery): Promise<MessageRow[]> {
+    let query = this.db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
+    if (q.from) query = query.where('from_number', '=', q.from);
+    if (q.to) query = query.where('to_number', '=', q.to);
+    if (q.status) query = query.where('status', '=', q.status);
+    if (q.channel) query = query.where('channel', '=', q.channel);
+    if (q.direction) query = query.where('direction', '=', q.direction);
+    if (q.createdGte) query = query.where('created_at', '>=', new Date(q.createdGte).toISOString());
+    if (q.createdLte) query = query.where('created_at', '<=', new Date(q.createdLte).toISOString());
+    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+    return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  }
+
+  /** Job: hands a queued message to the carrier (queued -> sending), in one transaction. */
+  async dispatch(payload: { messageId: string }): Promise<void> {
+    const head = await this.db.selectFrom('messages').select(['account_id', 'mode']).where('id', '=', payload.messageId).executeTakeFirst();
+    if (!head) return;
+    const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
+    await inTransaction(this.db, async (trx) => {
+      const row = await trx.selectFrom('messages').selectAll().where('id', '=', payload.messageId).executeTakeFirstOrThrow();
+      if (row.status !== 'queued') return; // already handed over by an earlier run
+      const moved = await this.transition(trx, row, 'sending', clock, {});
+      const message = presentMessage(moved);
+      await this.carrierFor(row.mode).submit(trx, {
+        id: message.id, accountId: row.account_id, mode: row.mode, channel: message.channel, from: message.from, to: message.to,
+        body: message.body, mediaUrls: message.media_urls, template: message.template,
+      });
+    });
+  }
+
+  /** The carriers' status sink: one report, one transition, one event. */
+  async applyReport(report: StatusReport, then?: (trx: Trx) => Promise<void>): Promise<'applied' | 'duplicate'> {
+    const head = await this.db.selectFrom('messages').select(['account_id', 'mode']).where('id', '=', report.messageId).executeTakeFirst();
+    if (!head) return 'duplicate';
+    const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
+    return inTransaction(this.db, async (trx) => {
+      const row = await trx.selectFrom('messages').selectAll().where('id', '=', report.messageId).executeTakeFirstOrThrow();
+      if (alreadyPassed(row.status, report.status) || (row.status === report.status)) return 'duplicate';
+      const fields: Partial<MessageRow> = {};
+      if (report.errorCode !== undefined) fields.error_code = report.errorCode;
+      if (report.errorMessage !== undefined) fields.error_message = report.errorMessage;
+      await this.transition(trx, row, report.status, clock, fields);
+      await then?.(trx);
+      return 'applied';
+    });
+  }
+
+  /**
+   * The one way a message changes status: checks TRANSITIONS (and that only WhatsApp has
+   * `read`), stamps the state's time, updates the row only if it is still in the state
+   * we read, and emits `message.<status>` with the full message.
+   */
+  private async transition(trx: Trx, row: MessageRow, to: MessageStatus, clock: Clock, fields: Partial<MessageRow>): Promise<MessageRow> {
+    if (!TRANSITIONS[row.status].includes(to) || (to === 'read' && row.channel !== 'whatsapp')) {
+      throw new Problem('invalid_state_transition', `Message ${row.id} is ${row.status} and cannot become ${to}.`);
+    }
+    const now = clock.now().toISOString();
+    const set: Partial<MessageRow> = { ...fields, status: to, updated_at: now };
+    const stamp = STAMPS[to];
+    if (stamp) set[stamp] = now;
+    const result = await trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Message ${row.id} changed meanwhile; retry.`);
+    const moved = { ...row, ...set };
+    await this.emit(trx, moved, `message.${to}` as EventType, clock);
+    return moved;
+  }
+
+  private emit(trx: Trx, row: MessageRow, type: EventType, clock: Clock) {
+    return this.events.emit(trx, {
+      accountId: row.account_id, mode: row.mode, type, resourceType: 'message', resourceId: row.id,
+      object: presentMessage(row), webhookUrl: row.webhook_url, clock,
+    });
+  }
+
+  private async sendingNumber(trx: Trx, accountId: string, mode: Mode, from: string, channel: Channel): Promise<NumberRow> {
+    const number = await this.numbers.findByPhone(accountId, mode, from, trx);
+    if (!number || number.status !== 'active') {
+      throw new Problem('from_number_not_owned', number
+        ? `${from} is still being ported; send from its temporary number until the port completes.`
+        : `${from} is not an active number of this account in ${mode} mode.`);
+    }
+    const capabilities = capabilitiesOf(number);
+    if (!capabilities.includes(channel)) {
+      throw new Problem('number_lacks_capability', `${from} cannot send ${channel}; its capabilities are ${capabilities.join(', ')}.`);
+    }
+    return number;
+  }
+
+  /** Free-form WhatsApp only within 24 h of the recipient's last inbound message to this number. */
+  private async assertWhatsAppWindow(trx: Trx, accountId: string, mode: Mode, clock: Clock, ourNumber: string, user: string): Promise<void> {
+    const last = await trx.selectFrom('messages').select('created_at')
+      .where('account_id', '=', accountId).where('mode', '=', mode).where('from_number', '=', user)
+      .where('to_number', '=', ourNumber).where('direction', '=', 'inbound').where('channel', '=', 'whatsapp')
+      .orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const closesAt = last ? Date.parse(last.created_at) + WHATSAPP_WINDOW_HOURS * 3_600_000 : 0;
+    if (clock.now().getTime() >= closesAt) {
+      throw new Problem('whatsapp_window_closed', last
+        ? `The 24-hour window with ${user} closed at ${new Date(closesAt).toISOString()}; send an approved template instead.`
+        : `${user} has not written to ${ourNumber} on WhatsApp; only an approved template can start the conversation.`,
+      { extensions: { window_closed_at: last ? new Date(closesAt).toISOString() : null } });
+    }
+  }
+}
+
+function capabilitiesOf(number: NumberRow): string[] {
+  return JSON.parse(number.capabilities) as string[];
+}
+
+/** Content rules per channel; the schema has already checked types and sizes. */
+function checkContent(channel: Channel, input: { body?: string | undefined; media_urls?: string[] | undefined; template?: Template | undefined }): void {
+  const hasBody = input.body !== undefined && input.body.length > 0;
+  const media = input.media_urls ?? [];
+  if (input.body !== undefined && [...input.body].length > MAX_BODY_CHARACTERS) {
+    throw invalidField('body', `must be at most ${MAX_BODY_CHARACTERS} characters.`, 'maxLength');
+  }
+  if (media.length > MAX_MEDIA_URLS) throw invalidField('media_urls', `at most ${MAX_MEDIA_URLS} media URLs.`, 'maxItems');
+  if (input.template && channel !== 'whatsapp') throw invalidField('template', 'templates are for the whatsapp channel only.', 'not_allowed');
+  if (channel === 'sms') {
+    if (media.length > 0) throw invalidField('media_urls', 'SMS carries no media; send channel "mms" for media.', 'not_allowed');
+    if (!hasBody) throw invalidField('body', 'an SMS needs a non-empty body.', 'required');
+  } else if (channel === 'mms') {
+    if (media.length === 0) throw invalidField('media_urls', 'an MMS needs at least one media URL; send channel "sms" for text only.', 'required');
+  } else if (input.template) {
+    if (hasBody || media.length > 0) throw invalidField('template', 'send either a template or a body and media, not both.', 'not_allowed');
+  } else if (!hasBody && media.length === 0) {
+    throw invalidField('body', 'a WhatsApp message needs a body, media_urls or a template.', 'required');
+  }
+}
+
+function checkDestination(to: string): void {
+  if (!parsePhoneNumberFromString(to)?.isPossible()) throw invalidField('to', `${to} is not a possible phone number.`, 'invalid_phone_number');
+}
+
+/** SMS are billed per segment; an MMS or a WhatsApp message is one message whatever its length. */
+function sizeOf(channel: Channel, body: string | undefined): { encoding: 'gsm7' | 'ucs2'; segments: number } {
+  const analysis = analyzeSmsBody(body ?? '');
+  return { encoding: analysis.encoding, segments: channel === 'sms' ? analysis.segments : 1 };
+}

@@ -1,0 +1,38 @@
+import type { Mode } from '../../store/platform-tables.ts';
+import type { MessageStatus } from './states.ts';
+
+export type Channel = 'sms' | 'mms' | 'whatsapp';
+export type Direction = 'outbound' | 'inbound';
+
+export interface MessageRow {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  direction: Direction;
+  channel: Channel;
+  from_number: string;
+  to_number: string;
+  /** The account's number that sent (outbound) or received (inbound) the message. */
+  number_id: string;
+  body: string | null;
+  media_urls: string; // JSON array
+  template: string | null; // JSON {name, language, variables}
+  encoding: 'gsm7' | 'ucs2';
+  segments: number;
+  status: MessageStatus;
+  error_code: string | null;
+  error_message: string | null;
+  webhook_url: string | null;
+  metadata: string; // JSON object
+  created_at: string;
+  updated_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  read_at: string | null;
+  failed_at: string | null;
+  received_at: string | null;
+}
+
+export interface MessagesTables {
+  messages: MessageRow;
+}

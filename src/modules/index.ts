@@ -8,6 +8,8 @@ import { numbersModule } from './numbers/index.ts';
 import { portsModule } from './ports/index.ts';
 import { sandboxModule } from './sandbox/index.ts';
 import { messagesModule } from './messages/index.ts';
+import { callsModule } from './calls/index.ts';
+import { recordingsModule } from './recordings/index.ts';
 
 export const modules: SwitchboardModule[] = [
   accountsModule,
@@ -18,4 +20,6 @@ export const modules: SwitchboardModule[] = [
   portsModule,
   sandboxModule,
   messagesModule,
+  callsModule,
+  recordingsModule,
 ];

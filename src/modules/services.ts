@@ -6,6 +6,9 @@ import type { NumberService } from './numbers/service.ts';
 import type { PortService } from './ports/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { MessageService } from './messages/service.ts';
+import type { CallService } from './calls/service.ts';
+import type { RecordingService } from './recordings/service.ts';
+import type { VoiceCarriers } from '../carriers/carrier.ts';
 
 export interface Services {
   accounts: AccountService;
@@ -15,4 +18,8 @@ export interface Services {
   ports: PortService;
   sandbox: SandboxService;
   messages: MessageService;
+  calls: CallService;
+  recordings: RecordingService;
+  /** The voice carrier of each mode (sandbox: the simulator). */
+  voiceCarriers: VoiceCarriers;
 }

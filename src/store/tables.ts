@@ -3,9 +3,11 @@
 // RFC 3339 UTC text, booleans are 0/1 integers, JSON documents are text.
 import type { PlatformTables } from './platform-tables.ts';
 import type { WebhookTables } from '../modules/webhooks/tables.ts';
+import type { CallTables } from '../modules/calls/tables.ts';
+import type { RecordingTables } from '../modules/recordings/tables.ts';
 import type { NumbersTables } from '../modules/numbers/tables.ts';
 import type { PortsTables } from '../modules/ports/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
 
-export interface Tables extends PlatformTables, WebhookTables,
+export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
   NumbersTables, PortsTables, MessagesTables {}

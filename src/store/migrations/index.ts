@@ -2,10 +2,12 @@
 import type { Migration } from 'kysely';
 import * as platform from './0001_platform.ts';
 import * as webhooks from './0002_webhooks.ts';
+import * as voice from './0003_voice.ts';
 import * as messaging from './0004_messaging.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
   '0002_webhooks': webhooks,
+  '0003_voice': voice,
   '0004_messaging': messaging,
 };

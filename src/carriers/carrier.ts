@@ -1,0 +1,83 @@
+// The voice side of a carrier: what Switchboard asks of a phone network (place a call,
+// hang it up, blind-transfer it, hand over recorded audio) and how the network reports
+// back (CallSignals). The sandbox uses the simulator; live mode needs a real carrier
+// (SIP trunk), and until one is configured a live call is refused with 503
+// `carrier_unavailable` before anything is written. Messaging carriers live in their own
+// interface (MessagingCarrier), next to this one.
+import type { Trx } from '../store/transaction.ts';
+import type { Mode } from '../store/platform-tables.ts';
+import type { PcmAudio, WavChannelCount, WavSampleRate } from '../media/wav.ts';
+import type { TranscriptSegment } from '../modules/recordings/transcript.ts';
+import type { CallRow } from '../modules/calls/tables.ts';
+import type { HangupCause, HangupSource } from '../modules/calls/states.ts';
+import type { RecordingSpan } from '../modules/recordings/tables.ts';
+import { Problem } from '../platform/problems.ts';
+
+/** How a call ended on the network side. */
+export interface CallEnd {
+  status: 'completed' | 'busy' | 'no_answer' | 'failed';
+  hangupCause: HangupCause;
+  hangupSource: HangupSource;
+  /** Talk time on the carrier's clock, for answered calls. */
+  talkSeconds?: number;
+}
+
+export type TransferOutcome = 'completed' | 'busy' | 'no_answer' | 'failed';
+
+/**
+ * What a carrier reports, implemented by the calls service. Every signal runs inside the
+ * carrier's transaction with the call row locked (`lock`), so a signal and an API request
+ * on the same call never interleave.
+ */
+export interface CallSignals {
+  lock(trx: Trx, callId: string): Promise<CallRow | undefined>;
+  ringing(trx: Trx, call: CallRow): Promise<void>;
+  answered(trx: Trx, call: CallRow): Promise<void>;
+  ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void>;
+  transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void>;
+}
+
+export interface RecordingFormat {
+  channels: WavChannelCount;
+  sampleRate: WavSampleRate;
+}
+
+export interface VoiceCarrier {
+  readonly name: string;
+  /** The carrier's private per-call state, stored with the call (`carrier_state`). */
+  initialState(call: Pick<CallRow, 'id' | 'to_number'>): string;
+  /** Starts placing `call` (status `queued`); progress comes back through CallSignals. */
+  place(trx: Trx, call: CallRow): Promise<void>;
+  /** Switchboard ends the call (API hangup). Returns the talk time if it was answered. */
+  hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }>;
+  /** Blind transfer of the called party to `to`; the outcome comes back via transferSettled. */
+  transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void>;
+  /** Seconds of talk since the call was answered, on the carrier's timeline. */
+  talkSeconds(trx: Trx, call: CallRow): Promise<number>;
+  /** The audio captured during `spans` of the call, with its timed transcript. */
+  recordingMedia(call: CallRow, spans: RecordingSpan[], format: RecordingFormat, seed: string): Promise<{ audio: PcmAudio; transcript: TranscriptSegment[] }>;
+}
+
+/** Finds the carrier of a mode (new calls) or of an existing call (by the name stored with it). */
+export class VoiceCarriers {
+  private readonly byName = new Map<string, VoiceCarrier>();
+
+  constructor(private readonly sandbox: VoiceCarrier, private readonly live: VoiceCarrier | null) {
+    this.byName.set(sandbox.name, sandbox);
+    if (live) this.byName.set(live.name, live);
+  }
+
+  forMode(mode: Mode): VoiceCarrier {
+    if (mode === 'sandbox') return this.sandbox;
+    if (this.live) return this.live;
+    throw new Problem('carrier_unavailable',
+      'Live calls need a real carrier (a SIP trunk), and none is configured on this Switchboard server, so nothing was created. '
+      + 'Use a sandbox key (sb_test_...) to place calls on the simulated carrier.');
+  }
+
+  named(name: string): VoiceCarrier {
+    const carrier = this.byName.get(name);
+    if (!carrier) throw new Error(`call uses carrier "${name}", which is not configured on this server`);
+    return carrier;
+  }
+}

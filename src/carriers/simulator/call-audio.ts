@@ -1,0 +1,71 @@
+// What a simulated call sounds like: each leg (the called party, then whoever it was
+// transferred to) speaks its scripted dialogue from the moment it was connected. A
+// recording captures some spans of that timeline; its transcript is the words heard in
+// those spans (clipped at span edges) moved to recording time, and its audio is
+// synthesized from exactly that transcript, so words and sound line up by construction.
+import type { PcmAudio } from '../../media/wav.ts';
+import type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
+import type { RecordingSpan } from '../../modules/recordings/tables.ts';
+import type { RecordingFormat } from '../carrier.ts';
+import { simulatedDialogue, type DialogueKind } from './conversation-script.ts';
+import { synthesizeAudio, timeDialogue } from './speech.ts';
+import { SPEECH_START_SECONDS } from './magic-numbers.ts';
+
+export interface SimulatedLeg {
+  /** Talk seconds at which this party was connected. */
+  at: number;
+  party: string;
+  dialogue: DialogueKind;
+}
+
+const round3 = (s: number) => Math.round(s * 1000) / 1000;
+
+/** The whole call's speech in talk seconds; a leg's words stop where the next leg starts. */
+export function callTimeline(callId: string, legs: SimulatedLeg[]): TranscriptSegment[] {
+  return legs.flatMap((leg, i) => {
+    const until = legs[i + 1]?.at ?? Infinity;
+    const segments = timeDialogue(simulatedDialogue(leg.dialogue, `${callId}:${i}`), { startAt: leg.at + SPEECH_START_SECONDS });
+    return clip(segments, leg.at, until, 0);
+  });
+}
+
+/** Words overlapping [from, to), clipped to it and shifted by `offset - from`. */
+function clip(segments: TranscriptSegment[], from: number, to: number, offset: number): TranscriptSegment[] {
+  const out: TranscriptSegment[] = [];
+  for (const segment of segments) {
+    const words: TranscriptWord[] = segment.words
+      .filter((w) => w.end > from && w.start < to)
+      .map((w) => ({
+        text: w.text,
+        start: round3(Math.max(w.start, from) - from + offset),
+        end: round3(Math.min(w.end, to) - from + offset),
+      }))
+      .filter((w) => w.end > w.start);
+    if (words.length === 0) continue;
+    out.push({
+      channel: segment.channel,
+      speaker: segment.speaker,
+      start: words[0]!.start,
+      end: words.at(-1)!.end,
+      text: words.map((w) => w.text).join(' '),
+      words,
+    });
+  }
+  return out;
+}
+
+/** The recording of `spans` of the call: transcript in recording seconds and matching PCM audio. */
+export function renderRecording(
+  callId: string, legs: SimulatedLeg[], spans: RecordingSpan[], format: RecordingFormat, seed: string,
+): { audio: PcmAudio; transcript: TranscriptSegment[] } {
+  const timeline = callTimeline(callId, legs);
+  const transcript: TranscriptSegment[] = [];
+  let offset = 0;
+  for (const span of spans) {
+    const end = span.end ?? span.start;
+    transcript.push(...clip(timeline, span.start, end, offset));
+    offset = round3(offset + Math.max(0, end - span.start));
+  }
+  const samples = synthesizeAudio(transcript, { ...format, durationSeconds: offset, seed });
+  return { audio: { sampleRate: format.sampleRate, channels: format.channels, samples }, transcript };
+}

@@ -1,0 +1,165 @@
+// The simulated carrier for voice (sandbox). Deterministic: what happens depends only on
+// the destination (magic-numbers.ts) and the call's settings. Every step is a durable
+// job on the account's sandbox test clock whose payload names the call; the handler locks
+// the call, and does nothing if the call has already moved on (a job may run twice after
+// a crash, or find that the call was hung up meanwhile). A restart mid-call simply lets the
+// next process run the pending steps. Delays are multiplied by SWITCHBOARD_SIM_TIME_SCALE;
+// talk times, durations and recordings are in simulated seconds, independent of the scale.
+import type { Platform } from '../../platform/context.ts';
+import type { Trx } from '../../store/transaction.ts';
+import { inTransaction } from '../../store/transaction.ts';
+import type { CallRow } from '../../modules/calls/tables.ts';
+import type { RecordingSpan } from '../../modules/recordings/tables.ts';
+import type { CallSignals, RecordingFormat, VoiceCarrier } from '../carrier.ts';
+import { RING_SECONDS, SHORT_TALK_SECONDS, SPEECH_START_SECONDS, destination, type Destination } from './magic-numbers.ts';
+import { simulatedDialogue } from './conversation-script.ts';
+import { timeDialogue } from './speech.ts';
+import { renderRecording, type SimulatedLeg } from './call-audio.ts';
+import { accountClock } from '../account-clock.ts';
+
+/** The simulator's per-call state, kept in calls.carrier_state. */
+interface SimState {
+  /** Bumped whenever a scheduled hang-up becomes obsolete (a transfer connected): stale jobs skip. */
+  leg: number;
+  legs: SimulatedLeg[];
+}
+
+type Step =
+  | { step: 'dial'; callId: string }
+  | { step: 'answer'; callId: string }
+  | { step: 'ring_timeout'; callId: string }
+  | { step: 'hangup'; callId: string; leg: number; at: number; cause: 'normal_clearing' | 'time_limit_reached' }
+  | { step: 'transfer'; callId: string; index: number; to: string };
+
+const JOB_KIND = 'simulator.voice';
+
+export class SimulatedVoiceCarrier implements VoiceCarrier {
+  readonly name = 'simulator';
+  private signals: CallSignals | null = null;
+
+  constructor(private readonly platform: Platform) {
+    platform.jobs.register<Step>(JOB_KIND, (step) => this.run(step));
+  }
+
+  /** The calls service connects itself once it exists (it needs the carrier too). */
+  connect(signals: CallSignals): void {
+    this.signals = signals;
+  }
+
+  initialState(): string {
+    return JSON.stringify({ leg: 0, legs: [] } satisfies SimState);
+  }
+
+  async place(trx: Trx, call: CallRow): Promise<void> {
+    await this.schedule(trx, call, { step: 'dial', callId: call.id }, 0);
+  }
+
+  async hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }> {
+    // Pending steps find the call ended and do nothing: there is nothing to cancel.
+    return { talkSeconds: call.answered_at ? await this.talkSeconds(trx, call) : null };
+  }
+
+  async transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
+    const target = destination(to);
+    // Busy and failing targets answer at once; others ring (1 s, or until the timeout).
+    const delay = target.answer === 'no_answer' ? ringTimeout
+      : target.answer === 'answers' && target.acceptsTransfer ? Math.min(RING_SECONDS, ringTimeout) : 0;
+    await this.schedule(trx, call, { step: 'transfer', callId: call.id, index, to }, delay);
+  }
+
+  async talkSeconds(trx: Trx, call: CallRow): Promise<number> {
+    if (!call.answered_at) return 0;
+    const clock = await accountClock(trx, this.platform.clock, call.account_id, call.mode);
+    const elapsedMs = clock.now().getTime() - Date.parse(call.answered_at);
+    return Math.max(0, Math.round(elapsedMs / this.platform.config.simTimeScale) / 1000);
+  }
+
+  async recordingMedia(call: CallRow, spans: RecordingSpan[], format: RecordingFormat, seed: string) {
+    const state = JSON.parse(call.carrier_state) as SimState;
+    return renderRecording(call.id, state.legs, spans, format, seed);
+  }
+
+  private async schedule(trx: Trx, call: CallRow, step: Step, simulatedSeconds: number): Promise<void> {
+    await this.platform.jobs.enqueue(trx, JOB_KIND, step, {
+      delaySeconds: simulatedSeconds * this.platform.config.simTimeScale,
+      clockId: call.mode === 'sandbox' ? call.account_id : null,
+    });
+  }
+
+  private async run(step: Step): Promise<void> {
+    const signals = this.signals;
+    if (!signals) throw new Error('simulated carrier used before the calls service connected');
+    await inTransaction(this.platform.database.db, async (trx) => {
+      const call = await signals.lock(trx, step.callId);
+      if (!call) return;
+      const target = destination(call.to_number);
+      switch (step.step) {
+        case 'dial': {
+          if (call.status !== 'queued') return;
+          if (target.answer === 'busy') return signals.ended(trx, call, { status: 'busy', hangupCause: 'user_busy', hangupSource: 'callee' });
+          if (target.answer === 'fails') {
+            return signals.ended(trx, call, { status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'carrier' });
+          }
+          await signals.ringing(trx, call);
+          const answers = target.answer === 'answers' && RING_SECONDS < call.timeout;
+          await this.schedule(trx, call, { step: answers ? 'answer' : 'ring_timeout', callId: call.id }, answers ? RING_SECONDS : call.timeout);
+          return;
+        }
+        case 'ring_timeout':
+          if (call.status !== 'ringing') return;
+          return signals.ended(trx, call, { status: 'no_answer', hangupCause: 'no_answer', hangupSource: 'carrier' });
+        case 'answer': {
+          if (call.status !== 'ringing') return;
+          const state: SimState = { leg: 1, legs: [{ at: 0, party: call.to_number, dialogue: target.dialogue }] };
+          await this.saveState(trx, call, state);
+          await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
+          await this.scheduleHangup(trx, call, state, 0, target.talk === 'forever' ? null : talkTime(target, call.id, 0));
+          return;
+        }
+        case 'hangup': {
+          const state = JSON.parse(call.carrier_state) as SimState;
+          if (call.status !== 'in_progress' || state.leg !== step.leg) return;
+          const source = step.cause === 'time_limit_reached' ? 'system' : 'callee';
+          return signals.ended(trx, call, { status: 'completed', hangupCause: step.cause, hangupSource: source, talkSeconds: step.at });
+        }
+        case 'transfer': {
+          if (call.status !== 'in_progress') return;
+          const transfers = JSON.parse(call.transfers) as Array<{ status: string }>;
+          if (transfers[step.index]?.status !== 'pending') return;
+          const to = destination(step.to);
+          if (to.answer !== 'answers' || !to.acceptsTransfer) {
+            const outcome = to.answer === 'no_answer' ? 'no_answer' : to.answer === 'fails' ? 'failed' : 'busy';
+            return signals.transferSettled(trx, call, step.index, outcome);
+          }
+          // The called party is handed over: the new party talks from now on, with a fresh hang-up.
+          const at = await this.talkSeconds(trx, call);
+          const previous = JSON.parse(call.carrier_state) as SimState;
+          const state: SimState = { leg: previous.leg + 1, legs: [...previous.legs, { at, party: step.to, dialogue: to.dialogue }] };
+          await this.saveState(trx, call, state);
+          await signals.transferSettled(trx, { ...call, carrier_state: JSON.stringify(state) }, step.index, 'completed');
+          await this.scheduleHangup(trx, call, state, at, to.talk === 'forever' ? null : at + talkTime(to, call.id, state.legs.length - 1));
+          return;
+        }
+      }
+    });
+  }
+
+  /** Schedules the end of the current leg: the party hangs up, or the call's time limit hits first. */
+  private async scheduleHangup(trx: Trx, call: CallRow, state: SimState, now: number, talkEnd: number | null): Promise<void> {
+    const limited = talkEnd === null || talkEnd > call.time_limit;
+    const at = limited ? call.time_limit : talkEnd;
+    const step: Step = { step: 'hangup', callId: call.id, leg: state.leg, at, cause: limited ? 'time_limit_reached' : 'normal_clearing' };
+    await this.schedule(trx, call, step, Math.max(0, at - now));
+  }
+
+  private async saveState(trx: Trx, call: CallRow, state: SimState): Promise<void> {
+    await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', call.id).execute();
+  }
+}
+
+/** Seconds a party talks: 5, or its whole dialogue plus a second for the goodbye. */
+function talkTime(party: Destination, callId: string, legIndex: number): number {
+  if (party.talk === 'short') return SHORT_TALK_SECONDS;
+  const segments = timeDialogue(simulatedDialogue(party.dialogue, `${callId}:${legIndex}`), { startAt: SPEECH_START_SECONDS });
+  return Math.ceil(segments.at(-1)!.end) + 1;
+}

@@ -1,0 +1,25 @@
+// Calls: placing, hanging up and transferring calls over the carrier of the key's mode
+// (sandbox: the simulator), with the plan's concurrent-call cap. Publishes `services.calls`
+// and feeds GET /v1/account its concurrent-call count.
+import type { SwitchboardModule } from '../module.ts';
+import { VoiceCarriers } from '../../carriers/carrier.ts';
+import { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
+import { CallSchema } from './schema.ts';
+import { CallService } from './service.ts';
+import { callRoutes } from './routes.ts';
+
+export const callsModule: SwitchboardModule = {
+  name: 'calls',
+  register(app, { platform, events, services }) {
+    const simulator = new SimulatedVoiceCarrier(platform);
+    // No real carrier exists yet: live calls are refused with 503 carrier_unavailable.
+    const carriers = new VoiceCarriers(simulator, null);
+    const calls = new CallService(platform, events, carriers);
+    simulator.connect(calls);
+    services.calls = calls;
+    services.voiceCarriers = carriers;
+    services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
+    app.addSchema(CallSchema);
+    callRoutes(app, calls);
+  },
+};

@@ -1,0 +1,310 @@
+// Calls: placing them (with the from-number, carrier and concurrent-call checks), hanging
+// up, blind transfers, lists, and the CallSignals the carrier drives the call with. Every
+// change goes through `transition` (states.ts) inside one transaction with its events and
+// the carrier's next jobs.
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { Platform } from '../../platform/context.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { EventEmitter } from '../../events/emit.ts';
+import type { EventType } from '../../events/catalogue.ts';
+import type { AccountRow, Mode } from '../../store/platform-tables.ts';
+import { inTransaction, type Trx } from '../../store/transaction.ts';
+import { newId } from '../../platform/ids.ts';
+import { Problem, invalidField, notFound } from '../../platform/problems.ts';
+import { limitsOf } from '../accounts/plans.ts';
+import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
+import { accountClock } from '../../carriers/account-clock.ts';
+import type { CallEnd, CallSignals, TransferOutcome, VoiceCarriers } from '../../carriers/carrier.ts';
+import type { CallRow } from './tables.ts';
+import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
+import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
+
+export interface CreateCallInput {
+  from: string;
+  to: string;
+  record?: boolean | undefined;
+  webhook_url?: string | undefined;
+  timeout?: number | undefined;
+  time_limit?: number | undefined;
+  metadata?: Record<string, string> | undefined;
+}
+
+export interface Caller {
+  account: AccountRow;
+  mode: Mode;
+  clock: Clock;
+}
+
+export interface CallListFilter {
+  limit: number;
+  startingAfter?: string | undefined;
+  status?: CallStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  createdAfter?: string | undefined;
+  createdBefore?: string | undefined;
+}
+
+/** Runs inside a call's transition, after its UPDATE: recordings start and stop with calls this way. */
+export type CallListener = (trx: Trx, call: CallRow, from: CallStatus, clock: Clock) => Promise<void>;
+
+export const DEFAULT_TIMEOUT = 30;
+export const DEFAULT_TIME_LIMIT = 14_400;
+
+/** E.164 checked by libphonenumber; the exact E.164 text is required so stored numbers compare equal. */
+export function e164(field: string, raw: string): string {
+  const parsed = parsePhoneNumberFromString(raw);
+  if (!parsed || !parsed.isValid()) throw invalidField(field, `"${raw}" is not a valid phone number in E.164 format (e.g. +14155550100).`, 'invalid_phone_number');
+  if (parsed.number !== raw) throw invalidField(field, `write the number in E.164 format: "${parsed.number}".`, 'invalid_phone_number');
+  return parsed.number;
+}
+
+export class CallService implements CallSignals {
+  private readonly listeners: CallListener[] = [];
+
+  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {}
+
+  private get db() {
+    return this.platform.database.db;
+  }
+
+  /** Recordings subscribe here to start on answer and stop on hang-up. */
+  onTransition(listener: CallListener): void {
+    this.listeners.push(listener);
+  }
+
+  private deps(clock: Clock): TransitionDeps {
+    return {
+      events: this.events,
+      clock,
+      present: (trx, row) => presentOne(trx, row),
+      afterUpdate: async (trx, row, from) => {
+        for (const listener of this.listeners) await listener(trx, row, from, clock);
+      },
+    };
+  }
+
+  async create(caller: Caller, input: CreateCallInput): Promise<Call> {
+    const { account, mode, clock } = caller;
+    // Everything that can refuse the call is checked before the first write.
+    const carrier = this.carriers.forMode(mode);
+    const from = e164('from', input.from);
+    const to = e164('to', input.to);
+    const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url'])
+      .where('account_id', '=', account.id).where('mode', '=', mode)
+      .where('phone_number', '=', from).where('status', '=', 'active')
+      .executeTakeFirst();
+    if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice')) {
+      throw new Problem('from_number_not_owned', `${from} is not an active voice number of this account in ${mode} mode. List yours with GET /v1/numbers.`, {
+        errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'from_number_not_owned' }],
+      });
+    }
+    if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
+
+    return inTransaction(this.db, async (trx) => {
+      await this.enforceConcurrentLimit(trx, account, mode);
+      const now = clock.now().toISOString();
+      const id = newId('call');
+      const row: CallRow = {
+        id,
+        account_id: account.id,
+        mode,
+        status: 'queued',
+        from_number: from,
+        to_number: to,
+        record: input.record ? 1 : 0,
+        webhook_url: input.webhook_url ?? number.webhook_url ?? null,
+        timeout: input.timeout ?? DEFAULT_TIMEOUT,
+        time_limit: input.time_limit ?? DEFAULT_TIME_LIMIT,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        timestamps: JSON.stringify({ queued: now }),
+        answered_at: null,
+        ended_at: null,
+        duration_seconds: null,
+        hangup_cause: null,
+        hangup_source: null,
+        transfers: '[]',
+        carrier: carrier.name,
+        carrier_state: carrier.initialState({ id, to_number: to }),
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('calls').values(row).execute();
+      const call = presentCall(row, []);
+      await this.emit(trx, row, STATUS_EVENTS.queued, call, clock);
+      await carrier.place(trx, row);
+      return call;
+    });
+  }
+
+  /**
+   * The plan's cap on calls queued, ringing or in progress, per account and mode. The check
+   * and the insert must not interleave with another request's: on PostgreSQL the account row
+   * lock serialises them; SQLite runs one write transaction at a time.
+   */
+  private async enforceConcurrentLimit(trx: Trx, account: AccountRow, mode: Mode): Promise<void> {
+    if (this.platform.database.engine === 'postgres') {
+      await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
+    }
+    const current = await trx.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
+    const limit = limitsOf(current).concurrent_calls;
+    if (limit === null) return;
+    const active = await this.countActive(trx, account.id, mode);
+    if (active >= limit) {
+      throw new Problem('concurrent_call_limit',
+        `The ${current.plan} plan allows ${limit} concurrent calls (queued, ringing or in progress) and ${active} are active in ${mode} mode. `
+        + 'Wait for one to end, or ask for a higher cap.', { extensions: { limit, active } });
+    }
+  }
+
+  private async countActive(db: Trx | Platform['database']['db'], accountId: string, mode: Mode): Promise<number> {
+    const row = await db.selectFrom('calls').select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', accountId).where('mode', '=', mode).where('status', 'in', [...ACTIVE_STATUSES])
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** For GET /v1/account. */
+  activeCalls(accountId: string, mode: Mode): Promise<number> {
+    return this.countActive(this.db, accountId, mode);
+  }
+
+  async get(accountId: string, mode: Mode, id: string): Promise<Call> {
+    const row = await this.db.selectFrom('calls').selectAll()
+      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+    if (!row) throw notFound('call', id);
+    return presentOne(this.db, row);
+  }
+
+  async list(accountId: string, mode: Mode, f: CallListFilter): Promise<{ rows: CallRow[]; present: (row: CallRow) => Call }> {
+    let q = this.db.selectFrom('calls').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
+    if (f.status) q = q.where('status', '=', f.status);
+    if (f.from) q = q.where('from_number', '=', f.from);
+    if (f.to) q = q.where('to_number', '=', f.to);
+    if (f.createdAfter) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
+    if (f.createdBefore) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
+    if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
+    const rows = await q.orderBy('id', 'desc').limit(f.limit + 1).execute();
+    const ids = await recordingIdsOf(this.db, rows.map((r) => r.id));
+    return { rows, present: (row) => presentCall(row, ids.get(row.id) ?? []) };
+  }
+
+  /** Locks the call for the rest of the transaction (PostgreSQL row lock; SQLite is serialised). */
+  async lock(trx: Trx, callId: string): Promise<CallRow | undefined> {
+    let q = trx.selectFrom('calls').selectAll().where('id', '=', callId);
+    if (this.platform.database.engine === 'postgres') q = q.forUpdate();
+    return q.executeTakeFirst();
+  }
+
+  /** A call of this account and mode, locked; 404 otherwise. */
+  async lockOwned(trx: Trx, accountId: string, mode: Mode, id: string): Promise<CallRow> {
+    const row = await this.lock(trx, id);
+    if (!row || row.account_id !== accountId || row.mode !== mode) throw notFound('call', id);
+    return row;
+  }
+
+  /** POST /v1/calls/{id}/hangup: cancels a call that is queued or ringing, completes one in progress. */
+  async hangup(caller: Caller, id: string): Promise<Call> {
+    return inTransaction(this.db, async (trx) => {
+      const call = await this.lockOwned(trx, caller.account.id, caller.mode, id);
+      const carrier = this.carriers.named(call.carrier);
+      let next: CallRow;
+      if (call.status === 'queued' || call.status === 'ringing') {
+        await carrier.hangUp(trx, call);
+        next = await transition(trx, this.deps(caller.clock), call, 'canceled', this.endExtra(call, caller.clock, {
+          hangup_cause: 'originator_cancel', hangup_source: 'caller', duration_seconds: 0,
+        }));
+      } else if (call.status === 'in_progress') {
+        const { talkSeconds } = await carrier.hangUp(trx, call);
+        next = await transition(trx, this.deps(caller.clock), call, 'completed', this.endExtra(call, caller.clock, {
+          hangup_cause: 'normal_clearing', hangup_source: 'caller', duration_seconds: wholeSeconds(talkSeconds ?? 0),
+        }));
+      } else {
+        throw new Problem('call_already_ended', `Call ${id} already ended (${call.status}).`);
+      }
+      return presentOne(trx, next);
+    });
+  }
+
+  /** POST /v1/calls/{id}/transfer: a blind transfer of the called party; the outcome arrives later. */
+  async transfer(caller: Caller, id: string, rawTo: string, ringTimeout: number): Promise<Call> {
+    const to = e164('to', rawTo);
+    return inTransaction(this.db, async (trx) => {
+      const call = await this.lockOwned(trx, caller.account.id, caller.mode, id);
+      if (call.status !== 'in_progress') {
+        throw new Problem('call_not_in_progress', `Only a call in progress can be transferred; call ${id} is ${call.status}.`);
+      }
+      const transfers = JSON.parse(call.transfers) as CallTransfer[];
+      if (transfers.some((t) => t.status === 'pending')) {
+        throw new Problem('conflict', `Call ${id} already has a transfer in progress; wait for call.transferred or call.transfer_failed.`);
+      }
+      if (to === call.to_number && transfers.every((t) => t.status !== 'completed')) {
+        throw invalidField('to', 'is the party already on the call.', 'same_party');
+      }
+      const now = caller.clock.now().toISOString();
+      transfers.push({ to, status: 'pending', requested_at: now, settled_at: null });
+      const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
+      await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', id).execute();
+      await this.carriers.named(call.carrier).transfer(trx, next, transfers.length - 1, to, ringTimeout);
+      return presentOne(trx, next);
+    });
+  }
+
+  // --- CallSignals: the carrier reports progress --------------------------------------
+
+  private clockOf(trx: Trx, call: CallRow): Promise<Clock> {
+    return accountClock(trx, this.platform.clock, call.account_id, call.mode);
+  }
+
+  async ringing(trx: Trx, call: CallRow): Promise<void> {
+    await transition(trx, this.deps(await this.clockOf(trx, call)), call, 'ringing');
+  }
+
+  async answered(trx: Trx, call: CallRow): Promise<void> {
+    const clock = await this.clockOf(trx, call);
+    await transition(trx, this.deps(clock), call, 'in_progress', { answered_at: clock.now().toISOString() });
+  }
+
+  async ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void> {
+    const clock = await this.clockOf(trx, call);
+    await transition(trx, this.deps(clock), call, end.status, this.endExtra(call, clock, {
+      hangup_cause: end.hangupCause,
+      hangup_source: end.hangupSource,
+      duration_seconds: end.status === 'completed' ? wholeSeconds(end.talkSeconds ?? 0) : 0,
+    }));
+  }
+
+  async transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void> {
+    const clock = await this.clockOf(trx, call);
+    const now = clock.now().toISOString();
+    const transfers = JSON.parse(call.transfers) as CallTransfer[];
+    const transfer = transfers[index];
+    if (!transfer || transfer.status !== 'pending') return;
+    transfer.status = outcome;
+    transfer.settled_at = now;
+    const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
+    await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', call.id).execute();
+    const type: EventType = outcome === 'completed' ? 'call.transferred' : 'call.transfer_failed';
+    await this.emit(trx, next, type, await presentOne(trx, next), clock);
+  }
+
+  /** The end of a call also settles a transfer still ringing: it can no longer connect. */
+  private endExtra(call: CallRow, clock: Clock, extra: TransitionExtra): TransitionExtra {
+    const transfers = JSON.parse(call.transfers) as CallTransfer[];
+    if (!transfers.some((t) => t.status === 'pending')) return extra;
+    const now = clock.now().toISOString();
+    const settled = transfers.map((t) => (t.status === 'pending' ? { ...t, status: 'canceled' as const, settled_at: now } : t));
+    return { ...extra, transfers: JSON.stringify(settled) };
+  }
+
+  private async emit(trx: Trx, row: CallRow, type: EventType, object: Call, clock: Clock): Promise<void> {
+    await this.events.emit(trx, {
+      accountId: row.account_id, mode: row.mode, type, resourceType: 'call', resourceId: row.id, object, webhookUrl: row.webhook_url, clock,
+    });
+  }
+}
+
+/** Talk time in whole seconds, rounded up as carriers bill it. */
+function wholeSeconds(seconds: number): number {
+  return Math.max(0, Math.ceil(seconds - 1e-6));
+}

@@ -1,0 +1,87 @@
+// The call state machine as data (ARCHITECTURE rule 2), and the one function that moves a
+// call: it checks the move against TRANSITIONS, stamps the time, UPDATEs the row and emits
+// the event of the new status in the same transaction.
+import type { Trx } from '../../store/transaction.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { EventEmitter } from '../../events/emit.ts';
+import type { EventType } from '../../events/catalogue.ts';
+import { Problem } from '../../platform/problems.ts';
+import type { CallRow } from './tables.ts';
+
+export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export const TRANSITIONS: Record<CallStatus, readonly CallStatus[]> = {
+  queued: ['ringing', 'busy', 'no_answer', 'failed', 'canceled'],
+  ringing: ['in_progress', 'busy', 'no_answer', 'failed', 'canceled'],
+  in_progress: ['completed'],
+  completed: [],
+  busy: [],
+  no_answer: [],
+  failed: [],
+  canceled: [],
+};
+
+/** The event each status emits when a call enters it (`queued` on creation). */
+export const STATUS_EVENTS: Record<CallStatus, EventType> = {
+  queued: 'call.queued',
+  ringing: 'call.ringing',
+  in_progress: 'call.answered',
+  completed: 'call.completed',
+  busy: 'call.busy',
+  no_answer: 'call.no_answer',
+  failed: 'call.failed',
+  canceled: 'call.canceled',
+};
+
+/** Statuses that hold a line: they count against the plan's concurrent-call limit. */
+export const ACTIVE_STATUSES: readonly CallStatus[] = ['queued', 'ringing', 'in_progress'];
+
+export function isFinal(status: CallStatus): boolean {
+  return TRANSITIONS[status].length === 0;
+}
+
+/** Why a call ended (a small, carrier-neutral set modelled on Q.850 causes). */
+export const HANGUP_CAUSES = [
+  'normal_clearing', 'user_busy', 'no_answer', 'call_rejected', 'network_out_of_order', 'originator_cancel', 'time_limit_reached',
+] as const;
+export type HangupCause = (typeof HANGUP_CAUSES)[number];
+
+/** Who ended the call: the caller side (your API hangup), the called party, the carrier, or Switchboard (time limit). */
+export const HANGUP_SOURCES = ['caller', 'callee', 'carrier', 'system'] as const;
+export type HangupSource = (typeof HANGUP_SOURCES)[number];
+
+export interface TransitionDeps {
+  events: EventEmitter;
+  clock: Clock;
+  /** The call as GET returns it (the event payload). */
+  present(trx: Trx, row: CallRow): Promise<unknown>;
+  /** Runs after the UPDATE, before the event: lets recordings start or stop with the call. */
+  afterUpdate?(trx: Trx, row: CallRow, from: CallStatus): Promise<void>;
+}
+
+export type TransitionExtra = Partial<Pick<CallRow, 'answered_at' | 'ended_at' | 'duration_seconds' | 'hangup_cause' | 'hangup_source' | 'transfers'>>;
+
+export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, to: CallStatus, extra: TransitionExtra = {}): Promise<CallRow> {
+  if (!TRANSITIONS[row.status].includes(to)) {
+    throw new Problem('invalid_state_transition', `Call ${row.id} is ${row.status} and cannot become ${to}.`);
+  }
+  const now = deps.clock.now().toISOString();
+  const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
+  const changes = { ...extra, status: to, timestamps: JSON.stringify(timestamps), updated_at: now };
+  if (isFinal(to)) changes.ended_at ??= now;
+  await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
+  const next: CallRow = { ...row, ...changes };
+  await deps.afterUpdate?.(trx, next, row.status);
+  await deps.events.emit(trx, {
+    accountId: next.account_id,
+    mode: next.mode,
+    type: STATUS_EVENTS[to],
+    resourceType: 'call',
+    resourceId: next.id,
+    object: await deps.present(trx, next),
+    webhookUrl: next.webhook_url,
+    clock: deps.clock,
+  });
+  return next;
+}

@@ -1,0 +1,39 @@
+// Row types of the calls table. JSON documents are text (both engines).
+import type { Mode } from '../../store/platform-tables.ts';
+import type { CallStatus } from './states.ts';
+
+export interface CallRow {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  status: CallStatus;
+  from_number: string;
+  to_number: string;
+  /** 0/1: the `record` request field. */
+  record: number;
+  webhook_url: string | null;
+  /** Ring timeout, seconds. */
+  timeout: number;
+  /** Longest talk time, seconds. */
+  time_limit: number;
+  metadata: string; // JSON object of strings
+  /** JSON: `{ "<status>": "<time>" }`, the time the call entered each status. */
+  timestamps: string;
+  answered_at: string | null;
+  ended_at: string | null;
+  duration_seconds: number | null;
+  hangup_cause: string | null;
+  hangup_source: string | null;
+  /** JSON array of CallTransfer. */
+  transfers: string;
+  /** Which carrier carries the call (`simulator` in the sandbox). */
+  carrier: string;
+  /** JSON, private to the carrier (the simulator keeps its call legs here). */
+  carrier_state: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CallTables {
+  calls: CallRow;
+}

@@ -1,0 +1,31 @@
+// A recording row as the API shows it (GET, lists, event payloads).
+import type { Static } from 'typebox';
+import type { RecordingRow } from './tables.ts';
+import type { RecordingSchema } from './schema.ts';
+
+export type Recording = Static<typeof RecordingSchema>;
+
+export function presentRecording(row: RecordingRow): Recording {
+  const ready = row.status === 'ready';
+  return {
+    id: row.id,
+    object: 'recording',
+    mode: row.mode,
+    call_id: row.call_id,
+    status: row.status,
+    source: row.source as Recording['source'],
+    format: 'wav',
+    channels: Number(row.channels),
+    sample_rate: Number(row.sample_rate),
+    duration_seconds: row.duration_ms === null ? null : Number(row.duration_ms) / 1000,
+    size_bytes: row.size_bytes === null ? null : Number(row.size_bytes),
+    media_url: ready && row.media_path ? `/v1/recordings/${row.id}/media` : null,
+    transcript: row.transcript === null ? null : { segments: JSON.parse(row.transcript) },
+    redacted: row.redacted === 1,
+    redactions: JSON.parse(row.redactions),
+    timestamps: JSON.parse(row.timestamps),
+    error: row.error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

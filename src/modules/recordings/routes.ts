@@ -1,0 +1,76 @@
+import { Type } from 'typebox';
+import type { App } from '../../platform/app-type.ts';
+import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
+import { toPage } from '../../platform/pagination.ts';
+import { RecordingListQuery, RedactBody, StartRecordingBody } from './schema.ts';
+import { presentRecording } from './presenter.ts';
+import type { RecordingService } from './service.ts';
+
+export function recordingRoutes(app: App, recordings: RecordingService): void {
+  const tags = ['Recordings'];
+  const Recording = Type.Ref('Recording');
+
+  app.post('/v1/calls/:id/recordings', {
+    config: { scope: 'recordings:write' },
+    schema: { operationId: 'startCallRecording', tags, summary: 'Start a new recording of a call in progress', params: IdParams,
+      body: Type.Optional(StartRecordingBody),
+      response: { 200: Recording, ...problemResponses('not_found', 'call_not_in_progress') } },
+  }, async (request) => recordings.startOnCall(request.auth, request.params.id, request.body?.channels ?? 2));
+
+  app.get('/v1/recordings', {
+    config: { scope: 'recordings:read' },
+    schema: { operationId: 'listRecordings', tags, summary: 'List recordings, newest first', querystring: RecordingListQuery,
+      response: { 200: Page(Recording, 'Recording'), ...problemResponses() } },
+  }, async (request) => {
+    const q = request.query;
+    const rows = await recordings.list(request.auth.account.id, request.auth.mode, {
+      limit: q.limit, startingAfter: q.starting_after, callId: q.call_id, status: q.status,
+      createdAfter: q.created_after, createdBefore: q.created_before,
+    });
+    return toPage(rows, q.limit, presentRecording);
+  });
+
+  app.get('/v1/recordings/:id', {
+    config: { scope: 'recordings:read' },
+    schema: { operationId: 'getRecording', tags, summary: 'Fetch a recording with its transcript', params: IdParams,
+      response: { 200: Recording, ...problemResponses('not_found') } },
+  }, async (request) => presentRecording(await recordings.get(request.auth.account.id, request.auth.mode, request.params.id)));
+
+  app.get('/v1/recordings/:id/media', {
+    config: { scope: 'recordings:read' },
+    schema: {
+      operationId: 'getRecordingMedia', tags, summary: 'Download the recording as a WAV file (16-bit PCM)', params: IdParams,
+      response: {
+        200: { description: 'The WAV file.', content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } } } as any,
+        ...problemResponses('not_found', 'recording_not_ready'),
+      },
+    },
+  }, async (request, reply) => {
+    const wav = await recordings.mediaOf(request.auth.account.id, request.auth.mode, request.params.id);
+    return reply.type('audio/wav')
+      .header('content-disposition', `attachment; filename="${request.params.id}.wav"`)
+      .header('cache-control', 'private, no-store')
+      .send(wav);
+  });
+
+  for (const [action, summary, run] of [
+    ['start', 'Start (resume or restart) a recording of a call in progress', recordings.start],
+    ['pause', 'Pause a recording; start resumes it', recordings.pause],
+    ['stop', 'Stop a recording; it is then processed and becomes ready', recordings.stopByApi],
+  ] as const) {
+    app.post(`/v1/recordings/:id/${action}`, {
+      config: { scope: 'recordings:write' },
+      schema: { operationId: `${action}Recording`, tags, summary, params: IdParams,
+        response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress') } },
+    }, async (request) => run.call(recordings, request.auth, request.params.id));
+  }
+
+  app.post('/v1/recordings/:id/redact', {
+    config: { scope: 'recordings:write' },
+    schema: {
+      operationId: 'redactRecording', tags, summary: 'Redact PII from the transcript and silence it in the audio, irreversibly', params: IdParams,
+      body: Type.Optional(RedactBody),
+      response: { 200: Recording, ...problemResponses('not_found', 'recording_not_ready') },
+    },
+  }, async (request) => recordings.redact(request.auth, request.params.id, request.body?.types));
+}

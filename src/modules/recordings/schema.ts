@@ -1,0 +1,75 @@
+// The Recording contract: the resource, its transcript, what redaction did, and requests.
+import { Type } from 'typebox';
+import { PageQuery, Timestamp } from '../../platform/schemas.ts';
+import { RECORDING_STATUSES } from './states.ts';
+import { PII_TYPES } from './pii.ts';
+
+const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
+export const PiiTypeSchema = literals(PII_TYPES);
+
+const Seconds = Type.Number({ description: 'Seconds from the start of the recording (millisecond precision).' });
+
+export const TranscriptSegmentSchema = Type.Object({
+  channel: Type.Integer({ description: '0 = the caller (from) side, 1 = the called party (to) side.' }),
+  speaker: Type.String(),
+  start: Seconds,
+  end: Seconds,
+  text: Type.String(),
+  words: Type.Array(Type.Object({ text: Type.String(), start: Seconds, end: Seconds })),
+});
+
+export const RedactionSchema = Type.Object({
+  type: PiiTypeSchema,
+  channel: Type.Integer({ description: 'The channel on which it was said; the audio is silenced on every channel.' }),
+  start: Seconds,
+  end: Seconds,
+});
+
+export const RecordingSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['rec_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),
+    object: Type.Literal('recording'),
+    mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
+    call_id: Type.String(),
+    status: literals(RECORDING_STATUSES),
+    source: Type.Union([Type.Literal('record'), Type.Literal('api')], { description: 'record: the call\'s `record: true`; api: POST /v1/calls/{id}/recordings.' }),
+    format: Type.Literal('wav'),
+    channels: Type.Integer({ description: '2 = dual channel (0 caller, 1 called party), 1 = mono mix.' }),
+    sample_rate: Type.Integer({ description: 'Hz (16-bit PCM).' }),
+    duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of the audio, once ready.' }),
+    size_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Size of the WAV file, once ready.' }),
+    media_url: Type.Union([Type.String(), Type.Null()], { description: 'Path of the WAV file (GET with your API key), once ready.' }),
+    transcript: Type.Union([Type.Object({ segments: Type.Array(TranscriptSegmentSchema) }), Type.Null()], {
+      description: 'Timed transcript, once ready: segment and word times match the audio.',
+    }),
+    redacted: Type.Boolean(),
+    redactions: Type.Array(RedactionSchema, { description: 'What was redacted: PII types and time ranges, never the values.' }),
+    timestamps: Type.Record(Type.String(), Timestamp, { description: 'Latest time the recording entered each status.' }),
+    error: Type.Union([Type.String(), Type.Null()]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Recording' },
+);
+
+export const StartRecordingBody = Type.Object(
+  {
+    channels: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)], { default: 2, description: '2 = dual channel (default), 1 = mono.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RedactBody = Type.Object(
+  {
+    types: Type.Optional(Type.Array(PiiTypeSchema, { minItems: 1, uniqueItems: true, description: `Default: all of ${PII_TYPES.join(', ')}.` })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecordingListQuery = Type.Object({
+  ...PageQuery,
+  call_id: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(literals(RECORDING_STATUSES)),
+  created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or after this time.' })),
+  created_before: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created before this time.' })),
+});

@@ -1,0 +1,316 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { MAGIC, ORDINARY, eventsOf, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
+
+let t: TestServer;
+let acct: CreatedAccount;
+let receiver: WebhookReceiver;
+let from: string;
+const api = () => t.as(acct.keys.sandbox);
+
+before(async () => {
+  t = await startTestServer();
+  acct = await t.createAccount('scale');
+  from = acct.numbers.sandbox[0]!;
+  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+});
+after(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+async function place(to: string, extra: Record<string, unknown> = {}) {
+  const res = await api().post('/v1/calls', { from, to, record: false, ...extra });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+describe('POST /v1/calls', () => {
+  test('answers 200 with the spec fields, then rings, answers, talks 5 s and completes', async () => {
+    const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false });
+    assert.equal(res.status, 200);
+    const call = res.body;
+    assert.match(call.id, /^call_[0-9a-z]{26}$/);
+    assert.equal(call.status, 'queued');
+    assert.equal(call.recording, false);
+    assert.equal(call.webhook_url, null);
+    assert.equal(call.from, from);
+    assert.equal(call.to, ORDINARY);
+    assert.equal(call.timeout, 30);
+    assert.deepEqual(call.transfers, []);
+
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const completed = events.at(-1)!.data.object;
+    assert.equal(completed.status, 'completed');
+    assert.equal(completed.duration_seconds, 5);
+    assert.equal(completed.hangup_cause, 'normal_clearing');
+    assert.equal(completed.hangup_source, 'callee');
+    assert.deepEqual(Object.keys(completed.timestamps).sort(), ['completed', 'in_progress', 'queued', 'ringing']);
+    assert.equal(completed.answered_at, completed.timestamps.in_progress);
+    assert.equal(completed.ended_at, completed.timestamps.completed);
+
+    const fetched = await api().get(`/v1/calls/${call.id}`);
+    assert.equal(fetched.status, 200);
+    assert.deepEqual(fetched.body, completed);
+  });
+
+  test('`recording` reflects `record`', async () => {
+    const call = await place(MAGIC.busy, { record: true });
+    assert.equal(call.recording, true);
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.busy']);
+  });
+
+  test('the call\'s own webhook_url receives its events, signed with the default secret', async () => {
+    const own = await subscribedReceiver(t, acct.keys.sandbox, { subscribe: false });
+    try {
+      const call = await place(ORDINARY, { webhook_url: own.url });
+      assert.equal(call.webhook_url, own.url);
+      await waitForTypes(own, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+      assert.ok(own.deliveries.every((d) => d.verifiedWith.includes(0)), 'signed with the default secret');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('metadata, timeout and time_limit are kept', async () => {
+    const call = await place(MAGIC.staysUp, { metadata: { order: '42' }, timeout: 12, time_limit: 3 });
+    assert.deepEqual(call.metadata, { order: '42' });
+    assert.equal(call.timeout, 12);
+    assert.equal(call.time_limit, 3);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const ended = events.at(-1)!.data.object;
+    assert.equal(ended.hangup_cause, 'time_limit_reached');
+    assert.equal(ended.hangup_source, 'system');
+    assert.equal(ended.duration_seconds, 3);
+  });
+});
+
+describe('the simulated carrier\'s magic numbers', () => {
+  test('+15005550001 is busy', async () => {
+    const call = await place(MAGIC.busy);
+    const [, busy] = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy']);
+    assert.equal(busy!.data.object.status, 'busy');
+    assert.equal(busy!.data.object.hangup_cause, 'user_busy');
+    assert.equal(busy!.data.object.duration_seconds, 0);
+    assert.equal(busy!.data.object.answered_at, null);
+    assert.ok(busy!.data.object.ended_at);
+  });
+
+  test('+15005550002 rings until the timeout and ends no_answer', async () => {
+    const call = await place(MAGIC.noAnswer, { timeout: 2 });
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer']);
+    assert.equal(events[2]!.data.object.hangup_cause, 'no_answer');
+    assert.equal(events[2]!.data.object.hangup_source, 'carrier');
+  });
+
+  test('+15005550003 fails with a hangup cause', async () => {
+    const call = await place(MAGIC.failed);
+    const [, failed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.failed']);
+    assert.equal(failed!.data.object.hangup_cause, 'network_out_of_order');
+    assert.equal(failed!.data.object.hangup_source, 'carrier');
+  });
+
+  test('+15005550004 stays up until hung up; hangup completes it', async () => {
+    const call = await place(MAGIC.staysUp);
+    await receiver.waitForEvent('call.answered', call.id);
+    const up = await api().get(`/v1/calls/${call.id}`);
+    assert.equal(up.body.status, 'in_progress');
+    const hung = await api().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(hung.status, 200);
+    assert.equal(hung.body.status, 'completed');
+    assert.equal(hung.body.hangup_source, 'caller');
+    assert.equal(hung.body.hangup_cause, 'normal_clearing');
+    assert.ok(Number.isInteger(hung.body.duration_seconds));
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const again = await api().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'call_already_ended');
+  });
+
+  test('hanging up a ringing call cancels it', async () => {
+    const call = await place(MAGIC.noAnswer, { timeout: 600 });
+    await receiver.waitForEvent('call.ringing', call.id);
+    const hung = await api().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(hung.status, 200);
+    assert.equal(hung.body.status, 'canceled');
+    assert.equal(hung.body.hangup_cause, 'originator_cancel');
+    assert.equal(hung.body.duration_seconds, 0);
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled']);
+  });
+});
+
+describe('POST /v1/calls/{id}/transfer', () => {
+  async function liveCall() {
+    const call = await place(MAGIC.staysUp);
+    await receiver.waitForEvent('call.answered', call.id);
+    return call;
+  }
+
+  test('a blind transfer to an ordinary number connects; the new party talks 5 s and hangs up', async () => {
+    const call = await liveCall();
+    const res = await api().post(`/v1/calls/${call.id}/transfer`, { to: ORDINARY });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'in_progress');
+    assert.equal(res.body.transfers.length, 1);
+    assert.equal(res.body.transfers[0].to, ORDINARY);
+    assert.equal(res.body.transfers[0].status, 'pending');
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transferred', 'call.completed']);
+    assert.equal(events[3]!.data.object.transfers[0].status, 'completed');
+    assert.ok(events[3]!.data.object.transfers[0].settled_at);
+    assert.equal(events[4]!.data.object.hangup_cause, 'normal_clearing');
+    assert.equal(events[4]!.data.object.hangup_source, 'callee');
+  });
+
+  test('a busy target fails the transfer and the call stays up; a second transfer may follow', async () => {
+    const call = await liveCall();
+    const first = await api().post(`/v1/calls/${call.id}/transfer`, { to: MAGIC.rejectsTransfers });
+    assert.equal(first.status, 200);
+    const conflict = await api().post(`/v1/calls/${call.id}/transfer`, { to: MAGIC.busy });
+    // Either the first is still pending (409 conflict) or it already failed (200): never two pending.
+    assert.ok(conflict.status === 409 || conflict.status === 200, JSON.stringify(conflict.body));
+    if (conflict.status === 409) assert.equal(conflict.body.code, 'conflict');
+    const failed = await receiver.waitForEvent('call.transfer_failed', call.id);
+    assert.equal(failed.data.object.status, 'in_progress');
+    assert.equal(failed.data.object.transfers[0].status, 'busy');
+    const now = await api().get(`/v1/calls/${call.id}`);
+    assert.equal(now.body.status, 'in_progress');
+
+    const noAnswer = await liveCall();
+    await api().post(`/v1/calls/${noAnswer.id}/transfer`, { to: MAGIC.noAnswer, timeout: 1 });
+    const unanswered = await receiver.waitForEvent('call.transfer_failed', noAnswer.id);
+    assert.equal(unanswered.data.object.transfers[0].status, 'no_answer');
+    assert.equal(unanswered.data.object.status, 'in_progress');
+
+    for (const id of [call.id, noAnswer.id]) assert.equal((await api().post(`/v1/calls/${id}/hangup`)).status, 200);
+  });
+
+  test('a call that is not in progress cannot be transferred: 409 call_not_in_progress', async () => {
+    const call = await place(MAGIC.busy);
+    await receiver.waitForEvent('call.busy', call.id);
+    const res = await api().post(`/v1/calls/${call.id}/transfer`, { to: ORDINARY });
+    assert.equal(res.status, 409);
+    assert.equal(res.body.code, 'call_not_in_progress');
+  });
+
+  test('hanging up while a transfer rings cancels the transfer', async () => {
+    const call = await liveCall();
+    await api().post(`/v1/calls/${call.id}/transfer`, { to: MAGIC.noAnswer, timeout: 600 });
+    const hung = await api().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(hung.body.status, 'completed');
+    assert.equal(hung.body.transfers[0].status, 'canceled');
+  });
+});
+
+describe('validation, ownership and modes', () => {
+  test('numbers must be E.164 (libphonenumber)', async () => {
+    for (const [field, value] of [['to', '12345'], ['to', '+1 415 555 0100'], ['from', 'not a number'], ['to', '+1999']] as const) {
+      const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false, [field]: value });
+      assert.equal(res.status, 400, `${field}=${value}`);
+      assert.equal(res.body.code, 'validation_failed');
+      assert.equal(res.body.errors[0].field, field);
+    }
+    const unknown = await api().post('/v1/calls', { from, to: ORDINARY, record: false, colour: 'red' });
+    assert.equal(unknown.status, 400);
+  });
+
+  test('from must be an active voice number of the account in this mode: 422 from_number_not_owned', async () => {
+    const other = await t.createAccount('scale');
+    for (const number of ['+14155550123', other.numbers.sandbox[0]!]) {
+      const res = await api().post('/v1/calls', { from: number, to: ORDINARY, record: false });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'from_number_not_owned');
+    }
+  });
+
+  test('a webhook_url the URL policy refuses is a 422', async () => {
+    const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'webhook_url_not_allowed');
+  });
+
+  test('live mode without a real carrier: 503 carrier_unavailable and nothing is created', async () => {
+    const live = t.as(acct.keys.live);
+    const res = await live.post('/v1/calls', { from, to: ORDINARY, record: false });
+    assert.equal(res.status, 503);
+    assert.equal(res.body.code, 'carrier_unavailable');
+    assert.match(res.body.detail, /sandbox/);
+    const list = await live.get('/v1/calls');
+    assert.deepEqual(list.body.data, []);
+    assert.equal((await live.get('/v1/account')).body.usage.concurrent_calls, 0);
+  });
+
+  test('a sandbox call is invisible to a live key: 404', async () => {
+    const call = await place(MAGIC.busy);
+    for (const res of [
+      await t.as(acct.keys.live).get(`/v1/calls/${call.id}`),
+      await t.as(acct.keys.live).post(`/v1/calls/${call.id}/hangup`),
+    ]) {
+      assert.equal(res.status, 404);
+      assert.equal(res.body.code, 'not_found');
+    }
+  });
+});
+
+describe('GET /v1/calls', () => {
+  test('filters by status, from, to and created range, newest first, with cursor pages', async () => {
+    const other = await t.createAccount('scale');
+    const mine = t.as(other.keys.sandbox);
+    const otherFrom = other.numbers.sandbox[0]!;
+    const ids: string[] = [];
+    for (const to of [MAGIC.busy, MAGIC.failed, MAGIC.busy, MAGIC.failed, MAGIC.busy]) {
+      const res = await mine.post('/v1/calls', { from: otherFrom, to, record: false });
+      assert.equal(res.status, 200);
+      ids.push(res.body.id);
+    }
+    // Wait for all five to end (busy and failed end at the first carrier step).
+    for (let i = 0; i < 200; i++) {
+      const open = await mine.get('/v1/calls?status=queued');
+      if (open.body.data.length === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const newestFirst = [...ids].reverse();
+    const page1 = await mine.get('/v1/calls?limit=2');
+    assert.deepEqual(page1.body.data.map((c: any) => c.id), newestFirst.slice(0, 2));
+    assert.equal(page1.body.has_more, true);
+    const page2 = await mine.get(`/v1/calls?limit=2&starting_after=${page1.body.next_cursor}`);
+    assert.deepEqual(page2.body.data.map((c: any) => c.id), newestFirst.slice(2, 4));
+    const page3 = await mine.get(`/v1/calls?limit=2&starting_after=${page2.body.next_cursor}`);
+    assert.deepEqual(page3.body.data.map((c: any) => c.id), newestFirst.slice(4));
+    assert.equal(page3.body.has_more, false);
+    assert.equal(page3.body.next_cursor, null);
+
+    const busy = await mine.get('/v1/calls?status=busy');
+    assert.deepEqual(busy.body.data.map((c: any) => c.id), [ids[4], ids[2], ids[0]]);
+    const toFailed = await mine.get(`/v1/calls?to=${encodeURIComponent(MAGIC.failed)}`);
+    assert.deepEqual(toFailed.body.data.map((c: any) => c.id), [ids[3], ids[1]]);
+    const byFrom = await mine.get(`/v1/calls?from=${encodeURIComponent(otherFrom)}&limit=100`);
+    assert.equal(byFrom.body.data.length, 5);
+    const none = await mine.get(`/v1/calls?from=${encodeURIComponent(from)}`);
+    assert.deepEqual(none.body.data, []);
+
+    const third = (await mine.get(`/v1/calls/${ids[2]}`)).body;
+    const after = await mine.get(`/v1/calls?created_after=${encodeURIComponent(third.created_at)}&limit=100`);
+    assert.ok(after.body.data.every((c: any) => c.created_at >= third.created_at));
+    assert.ok(after.body.data.some((c: any) => c.id === ids[2]));
+    const before = await mine.get(`/v1/calls?created_before=${encodeURIComponent(third.created_at)}&limit=100`);
+    assert.ok(before.body.data.every((c: any) => c.created_at < third.created_at));
+    assert.equal(before.body.data.length + after.body.data.length, 5);
+
+    const bad = await mine.get('/v1/calls?status=sideways');
+    assert.equal(bad.status, 400);
+  });
+});
+
+describe('GET /v1/account', () => {
+  test('shows the calls queued, ringing or in progress', async () => {
+    const other = await t.createAccount('growth');
+    const mine = t.as(other.keys.sandbox);
+    const res = await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: MAGIC.staysUp, record: false });
+    assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 1);
+    await mine.post(`/v1/calls/${res.body.id}/hangup`);
+    assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
+    assert.equal(eventsOf(receiver, res.body.id).length, 0, 'another account\'s events never reach this receiver');
+  });
+});

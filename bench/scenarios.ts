@@ -18,4 +18,13 @@ export interface Scenario {
 
 export const scenarios: Scenario[] = [
   { name: 'GET /v1/account', method: 'GET', path: '/v1/account' },
+  {
+    // A 1-segment SMS from the account's sandbox number: validation, from-number lookup, the
+    // insert, message.queued and the dispatch job in one transaction (the simulator then
+    // runs sending/sent/delivered in the background, as in production).
+    name: 'POST /v1/messages',
+    method: 'POST',
+    path: '/v1/messages',
+    body: (account, n) => ({ from: account.sandboxNumber, to: '+14155550100', body: `Bench message ${n}` }),
+  },
 ];

@@ -55,6 +55,17 @@ test('filters: from, to, status, channel, direction and created range', async ()
   assert.deepEqual(await ids('status=received'), [inbound.id]);
   assert.deepEqual(await ids(`created_gte=${encodeURIComponent(a.created_at)}&created_lte=${encodeURIComponent(failed.created_at)}`), [failed.id, a.id]);
   assert.deepEqual(await ids(`created_gte=${encodeURIComponent(inbound.created_at)}`), [inbound.id]);
+  // A created range pages with the same cursor: one by one, no duplicate, no gap.
+  const paged: string[] = [];
+  let cursor = '';
+  for (let page = 0; page < 5; page++) {
+    const res = await api().get(`/v1/messages?limit=1&created_gte=${encodeURIComponent(a.created_at)}${cursor && `&starting_after=${cursor}`}`);
+    paged.push(...res.body.data.map((m: any) => m.id));
+    if (!res.body.has_more) break;
+    cursor = res.body.next_cursor;
+  }
+  assert.deepEqual(paged, [inbound.id, failed.id, a.id]);
+  assert.equal((await api().get('/v1/messages?created_gte=2020-01-01T00:00:00Z&starting_after=msg_nope')).status, 400);
   assert.equal((await api().get('/v1/messages?status=nope')).status, 400);
   assert.equal((await api().get('/v1/messages?created_gte=yesterday')).status, 400);
   // The other mode and other accounts see none of it.

@@ -201,7 +201,12 @@ export class MessageService {
     return row;
   }
 
-  /** Newest first, keyed by id: every filter has an index ending in id (migration 0004). */
+  /**
+   * Newest first, keyed by id: every filter has an index ending in id (migration 0004). A
+   * created range walks the (created_at, id) index instead, so a day in the middle of a
+   * million messages is a range scan, not a walk from the newest; the cursor is still the
+   * id of the last message, looked up for its created_at.
+   */
   async list(accountId: string, mode: Mode, q: ListQuery): Promise<MessageRow[]> {
     let query = this.db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (q.from) query = query.where('from_number', '=', q.from);
@@ -209,10 +214,23 @@ export class MessageService {
     if (q.status) query = query.where('status', '=', q.status);
     if (q.channel) query = query.where('channel', '=', q.channel);
     if (q.direction) query = query.where('direction', '=', q.direction);
+    const byCreated = q.createdGte !== undefined || q.createdLte !== undefined;
     if (q.createdGte) query = query.where('created_at', '>=', new Date(q.createdGte).toISOString());
     if (q.createdLte) query = query.where('created_at', '<=', new Date(q.createdLte).toISOString());
-    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-    return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    if (!byCreated) {
+      if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+      return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    }
+    if (q.startingAfter) {
+      const cursor = await this.db.selectFrom('messages').select(['id', 'created_at'])
+        .where('id', '=', q.startingAfter).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+      if (!cursor) throw invalidField('starting_after', 'is not the id of a message of this account and mode.', 'unknown_cursor');
+      query = query.where((eb) => eb.or([
+        eb('created_at', '<', cursor.created_at),
+        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
+      ]));
+    }
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit + 1).execute();
   }
 
   /** Job: hands a queued message to the carrier (queued -> sending), in one transaction. */

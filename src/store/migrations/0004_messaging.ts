@@ -88,7 +88,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     ['messages_status', ['account_id', 'mode', 'status', 'id']],
     ['messages_channel', ['account_id', 'mode', 'channel', 'id']],
     ['messages_direction', ['account_id', 'mode', 'direction', 'id']],
-    ['messages_created', ['account_id', 'mode', 'created_at']],
+    // A created range pages by (created_at, id) instead: see MessageService.list.
+    ['messages_created', ['account_id', 'mode', 'created_at', 'id']],
   ];
   for (const [name, columns] of indexes) await db.schema.createIndex(name).on('messages').columns(columns).execute();
 }

@@ -19,8 +19,12 @@ export interface DeliverPayload {
   n: number;
 }
 
-/** Deliveries with the same key are attempted one after another, in emit order. */
-export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'resource_id'>): string {
+/**
+ * Deliveries with the same key are attempted one after another, in emit order: one key per
+ * (target, resource). Test events order nothing, so each has its own key.
+ */
+export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'resource_id' | 'event_type' | 'event_id'>): string {
+  if (row.event_type === 'webhook.test') return row.event_id;
   return `${row.webhook_id ?? row.url}|${row.resource_id}`;
 }
 

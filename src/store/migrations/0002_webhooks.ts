@@ -74,11 +74,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'attempt']).execute();
 
+  // The job queue's claim walks this index in order and stops at its limit, so a backlog
+  // of delivery jobs does not make every claim sort the whole backlog.
+  await db.schema.createIndex('jobs_due_order').on('jobs').columns(['state', 'run_at', 'id']).execute();
+
   await db.schema.createIndex('events_type').on('events').columns(['account_id', 'mode', 'type', 'id']).execute();
   await db.schema.createIndex('events_resource').on('events').columns(['account_id', 'mode', 'resource_id', 'id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('jobs_due_order').execute();
   await db.schema.dropIndex('events_resource').execute();
   await db.schema.dropIndex('events_type').execute();
   for (const table of ['webhook_attempts', 'webhook_deliveries', 'webhook_default_secrets', 'webhook_endpoints']) {

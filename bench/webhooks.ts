@@ -1,0 +1,174 @@
+// npm run bench:webhooks — emit-to-receipt latency and delivery throughput of webhooks.
+//
+// The real server (`node bin/switchboard.js serve`, SQLite, fresh data dir) delivers to a
+// receiver in this process that verifies every signature with `standardwebhooks`.
+//   1. Steady: 500 events/s for 10 s through POST /v1/webhooks/{id}/test, the public path
+//      (auth, rate limit, idempotency hooks, one transaction that writes the event, its
+//      delivery and its job, wake-up after commit). Latency = receipt time - the event's
+//      created_at (stamped inside the emitting transaction, same machine clock).
+//   2. Peak: this script opens the same store (SQLite WAL, as the CLI does) and emits 2,000
+//      call.completed events through the real emit() + fan-out to 10 subscriptions = 20,000
+//      deliveries; we time the server's worker draining them (first to last receipt). A
+//      write from another process is found by the worker's poll (200 ms), not a wake-up, so
+//      this phase measures throughput, not latency.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { inTransaction } from '../src/store/transaction.ts';
+import { systemClock } from '../src/platform/clock.ts';
+import { JobQueue } from '../src/jobs/queue.ts';
+import { EventEmitter } from '../src/events/emit.ts';
+import { createFanOut } from '../src/modules/webhooks/fan-out.ts';
+
+const root = new URL('..', import.meta.url).pathname;
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PEAK_EVENTS = Number(process.env.BENCH_PEAK_EVENTS ?? 2000);
+const PEAK_ENDPOINTS = 10;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), join(root, 'bin/switchboard.js'), 'serve', '--port', String(port), '--data-dir', dataDir], {
+    env: { ...process.env, DATABASE_URL: '', SWITCHBOARD_LOG_LEVEL: 'warn', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'false' }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('server did not start');
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-webhooks-'));
+  const created = spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), 'accounts', 'create', '--plan', 'enterprise', '--json', '--data-dir', dataDir],
+    { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
+  if (created.status !== 0) throw new Error(created.stderr);
+  const account = JSON.parse(created.stdout) as { account: { id: string }; keys: { sandbox: string } };
+  const port = await freePort();
+  const server = await startServer(dataDir, port);
+  const api = new Pool(`http://127.0.0.1:${port}`, { connections: 32 });
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await api.request({ method, path, headers: { authorization: `Bearer ${account.keys.sandbox}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+    return JSON.parse(text);
+  };
+
+  // The receiver: verifies every delivery, records receipt time per event id.
+  const verifiers = new Map<string, Webhook>();
+  const received = new Map<string, number>();
+  const phase2Receipts: number[] = [];
+  let unverified = 0;
+  const receiver = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const body = Buffer.concat(chunks).toString('utf8');
+      try {
+        verifiers.get(req.url!)!.verify(body, req.headers as Record<string, string>);
+      } catch {
+        unverified++;
+      }
+      const event = JSON.parse(body) as { id: string; type: string; created_at: string };
+      if (event.type === 'webhook.test') {
+        if (!received.has(event.id)) received.set(event.id, at - Date.parse(event.created_at));
+      } else phase2Receipts.push(at);
+      res.writeHead(200).end();
+    });
+  });
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const subscribe = async (path: string, events: string[]) => {
+    const wh = await call('POST', '/v1/webhooks', { url: receiverUrl + path, events });
+    verifiers.set(path, new Webhook(wh.secret));
+    return wh.id as string;
+  };
+
+  try {
+    // Phase 1: steady rate through the public API.
+    const testEndpoint = await subscribe('/steady', ['webhook.test']);
+    for (let i = 0; i < 50; i++) await call('POST', `/v1/webhooks/${testEndpoint}/test`); // warm-up
+    await new Promise((r) => setTimeout(r, 500));
+    received.clear();
+    const total = RATE * SECONDS;
+    const httpMs: number[] = [];
+    const emitted: string[] = [];
+    const started = performance.now();
+    let errors = 0;
+    const inflight: Array<Promise<void>> = [];
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const t0 = performance.now();
+      inflight.push(call('POST', `/v1/webhooks/${testEndpoint}/test`).then(
+        (ev) => { emitted.push(ev.id); httpMs.push(performance.now() - t0); },
+        () => { errors++; },
+      ));
+    }
+    await Promise.all(inflight);
+    const sendSeconds = (performance.now() - started) / 1000;
+    for (let i = 0; i < 200 && received.size < emitted.length; i++) await new Promise((r) => setTimeout(r, 50));
+    const lat = emitted.map((id) => received.get(id)).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+    const http = httpMs.sort((a, b) => a - b);
+    console.log(`steady: ${emitted.length} events at ${(emitted.length / sendSeconds).toFixed(0)}/s for ${sendSeconds.toFixed(1)} s (target ${RATE}/s), ${errors} errors`);
+    console.log(`  delivered ${lat.length}/${emitted.length} (${(lat.length / sendSeconds).toFixed(0)} delivered/s), unverified signatures ${unverified}`);
+    console.log(`  emit-to-receipt ms: p50 ${percentile(lat, 50)}  p99 ${percentile(lat, 99)}  max ${lat.at(-1)}`);
+    console.log(`  POST /test round trip ms: p50 ${percentile(http, 50).toFixed(1)}  p99 ${percentile(http, 99).toFixed(1)}`);
+
+    // Phase 2: peak drain of a fan-out backlog, emitted through the real outbox from here.
+    for (let i = 0; i < PEAK_ENDPOINTS; i++) await subscribe(`/peak${i}`, ['call.*']);
+    const config = loadConfig({ ...process.env, DATABASE_URL: '' }, { dataDir });
+    const database = openDatabase({ databaseUrl: undefined, dataDir: config.dataDir });
+    const jobs = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 1000, leaseMs: 30_000, onError: () => {} });
+    const events = new EventEmitter();
+    events.setFanOut(createFanOut({ jobs, clock: systemClock }));
+    const expected = PEAK_EVENTS * PEAK_ENDPOINTS;
+    const emitStart = performance.now();
+    for (let batch = 0; batch < PEAK_EVENTS / 100; batch++) {
+      await inTransaction(database.db, async (trx) => {
+        for (let i = 0; i < 100; i++) {
+          const id = `call_bench${batch * 100 + i}`;
+          await events.emit(trx, { accountId: account.account.id, mode: 'sandbox', type: 'call.completed', resourceType: 'call', resourceId: id, object: { id, object: 'call', status: 'completed' }, clock: systemClock });
+        }
+      });
+    }
+    const emitSeconds = (performance.now() - emitStart) / 1000;
+    await database.close();
+    for (let i = 0; i < 1200 && phase2Receipts.length < expected; i++) await new Promise((r) => setTimeout(r, 50));
+    const span = ((phase2Receipts.at(-1) ?? 0) - (phase2Receipts[0] ?? 0)) / 1000;
+    console.log(`peak: ${PEAK_EVENTS} events x ${PEAK_ENDPOINTS} subscriptions emitted in ${emitSeconds.toFixed(2)} s; delivered ${phase2Receipts.length}/${expected}`);
+    console.log(`  ${(phase2Receipts.length / span).toFixed(0)} deliveries/s (first to last receipt, ${span.toFixed(2)} s), unverified signatures ${unverified}`);
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await api.close();
+    receiver.closeAllConnections();
+    receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -13,7 +13,7 @@ import { RouteTable } from './platform/route-table.ts';
 import { registerErrorHandling } from './platform/errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
-import { validatorCompiler } from './platform/validation.ts';
+import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
 import { ProblemSchema } from './platform/schemas.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
@@ -67,6 +67,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   app.setValidatorCompiler(validatorCompiler);
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.schema?.body) defaultEmptyBody(request);
+  });
 
   const jobs = new JobQueue(database, clock, {
     concurrency: config.workerConcurrency,

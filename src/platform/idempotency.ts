@@ -88,12 +88,13 @@ export function registerIdempotency(app: FastifyInstance, platform: Platform): v
     await claim(request, reply, key);
   });
 
-  // Store the outcome. Server errors release the key so the client can retry safely.
+  // Store the outcome. As with Stripe, a request that never really executed (invalid input,
+  // rate limited) or that failed on our side releases the key, so a corrected retry runs.
   app.addHook('onSend', async (request, reply, payload) => {
     const id = request.idempotencyRowId;
     if (!id) return payload;
     request.idempotencyRowId = null;
-    if (reply.statusCode >= 500) {
+    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429) {
       await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
     } else {
       await db.updateTable('idempotency_keys')

@@ -22,6 +22,14 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+/**
+ * A write without a body means "no fields", not "not an object": validate it as `{}` so a
+ * missing required field is named, and endpoints whose fields are all optional accept it.
+ */
+export function defaultEmptyBody(request: { body: unknown }): void {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
 
@@ -44,6 +52,9 @@ function messageOf(error: ErrorObject): string {
       return 'is not a known field';
     case 'enum':
       return `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'anyOf':
+    case 'oneOf':
+      return 'is not one of the accepted forms';
     default:
       return error.message ?? 'is not valid';
   }
@@ -53,9 +64,11 @@ function messageOf(error: ErrorObject): string {
 export function fieldErrors(errors: ErrorObject[], part: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  // A union (anyOf/oneOf) reports one error per failed branch plus a summary: keep the summary.
+  const unions = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath));
   for (const error of errors) {
-    // anyOf/oneOf produce one error per branch plus a summary; the summary is enough.
     if (error.keyword === 'if') continue;
+    if (unions.has(error.instancePath) && error.keyword !== 'anyOf' && error.keyword !== 'oneOf') continue;
     const field = fieldOf(error) || part;
     const message = messageOf(error);
     const dedupe = `${field}|${message}`;

@@ -53,10 +53,10 @@ export function keyRoutes(app: App, { services, platform }: ModuleContext): void
   app.post('/v1/keys/:id/rotate', {
     config: { scope: 'keys:write' },
     schema: { operationId: 'rotateKey', tags, summary: 'Rotate a key: a new secret now, the old one expires after a grace period',
-      params: IdParams, body: Type.Optional(RotateKeyBody),
+      params: IdParams, body: RotateKeyBody,
       response: { 200: RotatedKeySchema, ...problemResponses('not_found', 'key_already_revoked') } },
   }, async (request) => {
-    const { row, secret, previous } = await keys.rotate(request.auth.account.id, request.auth.mode, request.params.id, request.body?.expires_in_seconds);
+    const { row, secret, previous } = await keys.rotate(request.auth.account.id, request.auth.mode, request.params.id, request.body.expires_in_seconds);
     return { key: { ...present(row, now()), secret }, previous_key: present(previous, now()) };
   });
 

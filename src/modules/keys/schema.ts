@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../../platform/schemas.ts';
 import { ALL_SCOPES } from '../../platform/scopes.ts';
 
-const Scope = Type.String({ description: `One of: ${ALL_SCOPES.join(', ')}.`, maxLength: 40 });
+const Scope = Type.Unsafe<string>({ type: 'string', enum: ALL_SCOPES, description: '"*" or <resource>:read / <resource>:write; write includes read.' });
 const Cidr = Type.String({ description: 'An IPv4 or IPv6 address or CIDR range, e.g. 203.0.113.0/24 or 2001:db8::/32.', maxLength: 64 });
 
 export const ApiKeySchema = Type.Object(

@@ -108,8 +108,9 @@ export class KeyService {
     return { row, secret };
   }
 
-  async get(accountId: string, mode: Mode, id: string): Promise<ApiKeyRow> {
-    const row = await this.db.selectFrom('api_keys').selectAll()
+  /** `db` may be a transaction: on SQLite a read outside the open transaction would wait for it. */
+  async get(accountId: string, mode: Mode, id: string, db: Kysely<Tables> = this.db): Promise<ApiKeyRow> {
+    const row = await db.selectFrom('api_keys').selectAll()
       .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
     if (!row) throw notFound('API key', id);
     return row;
@@ -127,7 +128,7 @@ export class KeyService {
    */
   async rotate(accountId: string, mode: Mode, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS) {
     return inTransaction(this.db, async (trx) => {
-      const old = await this.get(accountId, mode, id);
+      const old = await this.get(accountId, mode, id, trx);
       const now = this.clock.now();
       if (old.status === 'revoked') throw new Problem('key_already_revoked', `Key ${id} is revoked and cannot be rotated.`);
       if (old.expires_at !== null && old.expires_at <= now.toISOString()) {

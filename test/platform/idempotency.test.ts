@@ -1,0 +1,94 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
+
+let t: TestServer;
+let acct: CreatedAccount;
+
+before(async () => {
+  t = await startTestServer();
+  acct = await t.createAccount('scale');
+});
+after(() => t.close());
+
+async function keyCount(key: string): Promise<number> {
+  return (await t.as(key).get('/v1/keys?limit=100')).body.data.length;
+}
+
+describe('Idempotency-Key', () => {
+  test('same key and body replays the stored status and body', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const first = await api.post('/v1/keys', { name: 'once' }, { idempotencyKey: 'create-once-1' });
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const second = await api.post('/v1/keys', { name: 'once' }, { idempotencyKey: 'create-once-1' });
+    assert.equal(second.status, 200);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(second.body, first.body);
+  });
+
+  test('same key with another body is 422 idempotency_key_reused', async () => {
+    const api = t.as(acct.keys.sandbox);
+    await api.post('/v1/keys', { name: 'a' }, { idempotencyKey: 'reuse-1' });
+    const res = await api.post('/v1/keys', { name: 'b' }, { idempotencyKey: 'reuse-1' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'idempotency_key_reused');
+  });
+
+  test('keys are scoped to account, mode, method and path', async () => {
+    const before = await keyCount(acct.keys.live);
+    const sandbox = await t.as(acct.keys.sandbox).post('/v1/keys', { name: 'scoped' }, { idempotencyKey: 'scope-1' });
+    const live = await t.as(acct.keys.live).post('/v1/keys', { name: 'scoped' }, { idempotencyKey: 'scope-1' });
+    assert.equal(live.status, 200);
+    assert.equal(live.headers.get('idempotent-replayed'), null);
+    assert.notEqual(live.body.id, sandbox.body.id);
+    assert.equal(await keyCount(acct.keys.live), before + 1);
+  });
+
+  test('a malformed key is a 400 problem', async () => {
+    const res = await t.as(acct.keys.sandbox).post('/v1/keys', {}, { idempotencyKey: 'has spaces' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'invalid_idempotency_key');
+    const long = await t.as(acct.keys.sandbox).post('/v1/keys', {}, { idempotencyKey: 'x'.repeat(256) });
+    assert.equal(long.status, 400);
+  });
+
+  test('a request that failed validation does not consume the key', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const bad = await api.post('/v1/keys', { scopes: ['nope'] }, { idempotencyKey: 'fix-then-retry' });
+    assert.equal(bad.status, 400);
+    const good = await api.post('/v1/keys', { scopes: ['calls:read'] }, { idempotencyKey: 'fix-then-retry' });
+    assert.equal(good.status, 200);
+  });
+
+  test('50 identical concurrent requests create exactly one resource', async () => {
+    const fresh = await t.createAccount('scale');
+    const api = t.as(fresh.keys.sandbox);
+    const before = await keyCount(fresh.keys.sandbox);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => api.post('/v1/keys', { name: 'burst' }, { idempotencyKey: 'burst-50' })),
+    );
+    const ok = responses.filter((r) => r.status === 200);
+    const busy = responses.filter((r) => r.status === 409);
+    assert.equal(ok.length + busy.length, 50, `statuses: ${responses.map((r) => r.status).join(',')}`);
+    assert.ok(ok.length >= 1);
+    assert.equal(new Set(ok.map((r) => r.body.id)).size, 1, 'every success names the same key');
+    for (const r of busy) assert.equal(r.body.code, 'idempotency_key_in_progress');
+    assert.equal(await keyCount(fresh.keys.sandbox), before + 1);
+    // Once the first finished, a retry replays it.
+    const retry = await api.post('/v1/keys', { name: 'burst' }, { idempotencyKey: 'burst-50' });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.body.id, ok[0]!.body.id);
+  });
+
+  test('errors are replayed too (a 4xx outcome is the outcome)', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const missing = await api.post('/v1/keys/key_01jd8x0v6kf5b9w3t2q1r0p9n8/revoke', undefined, { idempotencyKey: 'err-1' });
+    assert.equal(missing.status, 404);
+    const replay = await api.post('/v1/keys/key_01jd8x0v6kf5b9w3t2q1r0p9n8/revoke', undefined, { idempotencyKey: 'err-1' });
+    assert.equal(replay.status, 404);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.match(replay.headers.get('content-type') ?? '', /problem\+json/);
+  });
+});

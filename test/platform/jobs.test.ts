@@ -1,0 +1,118 @@
+// The job queue is infrastructure with no HTTP surface of its own; these tests drive it
+// through the real store (SQLite or PostgreSQL) the way modules use it.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/store/db.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { JobQueue } from '../../src/jobs/queue.ts';
+import { inTransaction } from '../../src/store/transaction.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createTestStore, type TestStore } from '../helpers/database.ts';
+
+const stores: TestStore[] = [];
+const open: Database[] = [];
+after(async () => {
+  for (const d of open) await d.close().catch(() => {});
+  for (const s of stores) await s.drop();
+});
+
+async function fresh(): Promise<{ store: TestStore; database: Database }> {
+  const store = await createTestStore();
+  stores.push(store);
+  const database = openDatabase({ databaseUrl: store.databaseUrl, dataDir: store.dataDir });
+  open.push(database);
+  await migrateToLatest(database);
+  return { store, database };
+}
+
+function queue(database: Database, errors: unknown[] = []): JobQueue {
+  return new JobQueue(database, systemClock, { concurrency: 4, pollMs: 20, leaseMs: 30_000, onError: (e) => errors.push(e) });
+}
+
+function waitUntil(check: () => boolean, ms = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const tick = () => (check() ? resolve() : Date.now() - started > ms ? reject(new Error('timed out')) : setTimeout(tick, 10));
+    tick();
+  });
+}
+
+describe('durable job queue', () => {
+  test('a job enqueued in a transaction that rolls back never runs', async () => {
+    const { database } = await fresh();
+    const q = queue(database);
+    const ran: string[] = [];
+    q.register('note', async (p: { text: string }) => { ran.push(p.text); });
+    await inTransaction(database.db, async (trx) => { await q.enqueue(trx, 'note', { text: 'kept' }); });
+    await assert.rejects(inTransaction(database.db, async (trx) => {
+      await q.enqueue(trx, 'note', { text: 'rolled back' });
+      throw new Error('boom');
+    }));
+    q.start();
+    await waitUntil(() => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await q.stop();
+    assert.deepEqual(ran, ['kept']);
+  });
+
+  test('a failing job is retried with backoff, then kept as failed', async () => {
+    const { database } = await fresh();
+    const errors: unknown[] = [];
+    const q = queue(database, errors);
+    let attempts = 0;
+    q.register('flaky', async () => {
+      attempts++;
+      if (attempts < 3) throw new Error(`attempt ${attempts} failed`);
+    }, { maxAttempts: 5, backoffSeconds: () => 0.05 });
+    q.register('hopeless', async () => { throw new Error('never works'); }, { maxAttempts: 2, backoffSeconds: () => 0.05 });
+    await inTransaction(database.db, async (trx) => {
+      await q.enqueue(trx, 'flaky', {});
+      await q.enqueue(trx, 'hopeless', {});
+    });
+    q.start();
+    await waitUntil(() => attempts === 3);
+    await new Promise((r) => setTimeout(r, 300));
+    await q.stop();
+    const rows = await database.db.selectFrom('jobs').selectAll().execute();
+    assert.equal(rows.length, 1, 'the succeeded job is gone');
+    assert.equal(rows[0]!.kind, 'hopeless');
+    assert.equal(rows[0]!.state, 'failed');
+    assert.equal(rows[0]!.attempts, 2);
+    assert.equal(rows[0]!.last_error, 'never works');
+  });
+
+  test('jobs survive a restart and run once due', async () => {
+    const { store } = await fresh();
+    const config = loadConfig({}, { dataDir: store.dataDir });
+    const first = openDatabase({ databaseUrl: store.databaseUrl, dataDir: config.dataDir });
+    const q1 = queue(first);
+    q1.register('later', async () => {});
+    await inTransaction(first.db, async (trx) => { await q1.enqueue(trx, 'later', { n: 1 }, { delaySeconds: 0.2 }); });
+    await first.close();
+
+    const second = openDatabase({ databaseUrl: store.databaseUrl, dataDir: config.dataDir });
+    open.push(second);
+    const q2 = queue(second);
+    const ran: number[] = [];
+    q2.register('later', async (p: { n: number }) => { ran.push(p.n); });
+    q2.start();
+    await waitUntil(() => ran.length === 1);
+    await q2.stop();
+    assert.deepEqual(ran, [1]);
+  });
+
+  test('several workers never run the same job twice', async () => {
+    const { database } = await fresh();
+    const seen = new Map<number, number>();
+    const workers = [queue(database), queue(database), queue(database)];
+    for (const w of workers) w.register('count', async (p: { n: number }) => { seen.set(p.n, (seen.get(p.n) ?? 0) + 1); });
+    await inTransaction(database.db, async (trx) => {
+      for (let n = 0; n < 200; n++) await workers[0]!.enqueue(trx, 'count', { n });
+    });
+    workers.forEach((w) => w.start());
+    await waitUntil(() => seen.size === 200, 15_000);
+    await Promise.all(workers.map((w) => w.stop()));
+    assert.ok([...seen.values()].every((c) => c === 1), 'each job ran exactly once');
+  });
+});

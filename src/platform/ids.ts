@@ -2,7 +2,6 @@
 // ourselves with a monotonic counter so two ids made in the same millisecond still sort
 // in creation order: cursor pagination relies on id order being creation order.
 import { randomFillSync } from 'node:crypto';
-import { TypeID } from 'typeid-js';
 
 export const ID_PREFIXES = {
   account: 'acct',
@@ -40,7 +39,8 @@ function randomInto(target: Buffer, at: number, length: number): void {
 let lastMs = 0;
 let counter = 0; // 12-bit sequence in rand_a, per RFC 9562 method 1
 
-function uuidv7(): string {
+/** 16 bytes of UUIDv7: 48-bit milliseconds, version 7 + 12-bit counter, variant + 62 random bits. */
+function uuidv7Bytes(): Buffer {
   let ms = Date.now();
   if (ms <= lastMs) {
     counter += 1;
@@ -54,17 +54,39 @@ function uuidv7(): string {
     counter = 0;
   }
   const bytes = Buffer.allocUnsafe(16);
-  randomInto(bytes, 6, 10);
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | ((counter >> 8) & 0x0f);
   bytes[7] = counter & 0xff;
+  randomInto(bytes, 8, 8);
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return bytes;
+}
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * TypeID's suffix: the 128 bits in Crockford base32 (lower case), 26 characters, the first
+ * carrying the top 3 bits. Written directly from the bytes because id generation runs on
+ * every request (request ids) and typeid-js goes through a UUID string and back.
+ */
+function typeIdSuffix(bytes: Buffer): string {
+  let out = ALPHABET[bytes[0]! >> 5]!;
+  let acc = bytes[0]! & 0x1f;
+  let bits = 5;
+  for (let i = 1; i < 16; i++) {
+    acc = (acc << 8) | bytes[i]!;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 0x1f];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
 }
 
 export function newId(kind: IdKind): string {
-  return TypeID.fromUUID(ID_PREFIXES[kind], uuidv7()).toString();
+  return `${ID_PREFIXES[kind]}_${typeIdSuffix(uuidv7Bytes())}`;
 }
 
 /** True when `id` is syntactically an id of `kind`; used to 404 early on foreign ids. */

@@ -20,7 +20,7 @@ export function presentCall(row: CallRow, recordingIds: string[]): Call {
     id: row.id,
     object: 'call',
     mode: row.mode,
-    direction: 'outbound',
+    direction: row.direction ?? 'outbound',
     status: row.status,
     from: row.from_number,
     to: row.to_number,

@@ -22,7 +22,7 @@ export const CallSchema = Type.Object(
     id: Type.String({ description: '`call_` followed by an opaque, time-sortable suffix.', examples: ['call_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),
     object: Type.Literal('call'),
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
-    direction: Type.Literal('outbound'),
+    direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')], { description: 'outbound: placed with POST /v1/calls; inbound: a caller reached a number of the account (`from` is the caller, `to` your number).' }),
     status: CallStatusSchema,
     from: Type.String(),
     to: Type.String(),
@@ -73,6 +73,6 @@ export const CallListQuery = Type.Object({
   status: Type.Optional(CallStatusSchema),
   from: Type.Optional(Type.String({ maxLength: 32 })),
   to: Type.Optional(Type.String({ maxLength: 32 })),
-  created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only calls created at or after this time.' })),
-  created_before: Type.Optional(Type.String({ format: 'date-time', description: 'Only calls created before this time.' })),
+  created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only calls created at or after this time.' })),
+  created_lte: Type.Optional(Type.String({ format: 'date-time', description: 'Only calls created at or before this time.' })),
 });

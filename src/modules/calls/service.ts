@@ -41,12 +41,25 @@ export interface CallListFilter {
   status?: CallStatus | undefined;
   from?: string | undefined;
   to?: string | undefined;
-  createdAfter?: string | undefined;
-  createdBefore?: string | undefined;
+  createdGte?: string | undefined;
+  createdLte?: string | undefined;
 }
 
 /** Runs inside a call's transition, after its UPDATE: recordings start and stop with calls this way. */
 export type CallListener = (trx: Trx, call: CallRow, from: CallStatus, clock: Clock) => Promise<void>;
+
+/** Runs inside the transaction that settles a transfer, after call.transferred / call.transfer_failed. */
+export type TransferListener = (trx: Trx, call: CallRow, index: number, outcome: TransferOutcome) => Promise<void>;
+
+export interface InboundCallInput {
+  accountId: string;
+  mode: Mode;
+  /** The caller, E.164. */
+  from: string;
+  /** The account's number that was called. */
+  to: string;
+  webhookUrl: string | null;
+}
 
 export const DEFAULT_TIMEOUT = 30;
 export const DEFAULT_TIME_LIMIT = 14_400;
@@ -61,6 +74,7 @@ export function e164(field: string, raw: string): string {
 
 export class CallService implements CallSignals {
   private readonly listeners: CallListener[] = [];
+  private readonly transferListeners: TransferListener[] = [];
 
   constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {}
 
@@ -71,6 +85,11 @@ export class CallService implements CallSignals {
   /** Recordings subscribe here to start on answer and stop on hang-up. */
   onTransition(listener: CallListener): void {
     this.listeners.push(listener);
+  }
+
+  /** The AI receptionist follows the transfers it asks for this way. */
+  onTransferSettled(listener: TransferListener): void {
+    this.transferListeners.push(listener);
   }
 
   private deps(clock: Clock): TransitionDeps {
@@ -138,6 +157,47 @@ export class CallService implements CallSignals {
   }
 
   /**
+   * An inbound call reaching a number of the account: it starts `ringing` (call.ringing)
+   * and is answered by whoever handles the number (an AI agent) through `answered`.
+   * Inbound calls count against the concurrent-call cap like outbound ones.
+   */
+  async createInbound(trx: Trx, input: InboundCallInput, clock: Clock): Promise<CallRow> {
+    const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
+    await this.enforceConcurrentLimit(trx, account, input.mode);
+    const carrier = this.carriers.forMode(input.mode);
+    const now = clock.now().toISOString();
+    const id = newId('call');
+    const row: CallRow = {
+      id,
+      account_id: input.accountId,
+      mode: input.mode,
+      status: 'ringing',
+      direction: 'inbound',
+      from_number: input.from,
+      to_number: input.to,
+      record: 0,
+      webhook_url: input.webhookUrl,
+      timeout: DEFAULT_TIMEOUT,
+      time_limit: DEFAULT_TIME_LIMIT,
+      metadata: '{}',
+      timestamps: JSON.stringify({ ringing: now }),
+      answered_at: null,
+      ended_at: null,
+      duration_seconds: null,
+      hangup_cause: null,
+      hangup_source: null,
+      transfers: '[]',
+      carrier: carrier.name,
+      carrier_state: carrier.initialState({ id, to_number: input.to }),
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('calls').values(row).execute();
+    await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, []), clock);
+    return row;
+  }
+
+  /**
    * The plan's cap on calls queued, ringing or in progress, per account and mode. The check
    * and the insert must not interleave with another request's: on PostgreSQL the account row
    * lock serialises them; SQLite runs one write transaction at a time.
@@ -181,8 +241,8 @@ export class CallService implements CallSignals {
     if (f.status) q = q.where('status', '=', f.status);
     if (f.from) q = q.where('from_number', '=', f.from);
     if (f.to) q = q.where('to_number', '=', f.to);
-    if (f.createdAfter) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
-    if (f.createdBefore) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
+    if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
+    if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
     const rows = await q.orderBy('id', 'desc').limit(f.limit + 1).execute();
     const ids = await recordingIdsOf(this.db, rows.map((r) => r.id));
@@ -231,23 +291,34 @@ export class CallService implements CallSignals {
     const to = e164('to', rawTo);
     return inTransaction(this.db, async (trx) => {
       const call = await this.lockOwned(trx, caller.account.id, caller.mode, id);
-      if (call.status !== 'in_progress') {
-        throw new Problem('call_not_in_progress', `Only a call in progress can be transferred; call ${id} is ${call.status}.`);
-      }
-      const transfers = JSON.parse(call.transfers) as CallTransfer[];
-      if (transfers.some((t) => t.status === 'pending')) {
-        throw new Problem('conflict', `Call ${id} already has a transfer in progress; wait for call.transferred or call.transfer_failed.`);
-      }
-      if (to === call.to_number && transfers.every((t) => t.status !== 'completed')) {
-        throw invalidField('to', 'is the party already on the call.', 'same_party');
-      }
-      const now = caller.clock.now().toISOString();
-      transfers.push({ to, status: 'pending', requested_at: now, settled_at: null });
-      const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
-      await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', id).execute();
-      await this.carriers.named(call.carrier).transfer(trx, next, transfers.length - 1, to, ringTimeout);
+      const { call: next } = await this.startTransfer(trx, call, to, ringTimeout, caller.clock);
       return presentOne(trx, next);
     });
+  }
+
+  /**
+   * Starts a blind transfer of `call` (locked by the caller) in `trx`; the API and the AI
+   * receptionist both transfer this way. Returns the call and the transfer's index.
+   */
+  async startTransfer(trx: Trx, call: CallRow, to: string, ringTimeout: number, clock: Clock): Promise<{ call: CallRow; index: number }> {
+    const id = call.id;
+    if (call.status !== 'in_progress') {
+      throw new Problem('call_not_in_progress', `Only a call in progress can be transferred; call ${id} is ${call.status}.`);
+    }
+    const transfers = JSON.parse(call.transfers) as CallTransfer[];
+    if (transfers.some((t) => t.status === 'pending')) {
+      throw new Problem('conflict', `Call ${id} already has a transfer in progress; wait for call.transferred or call.transfer_failed.`);
+    }
+    const otherParty = call.direction === 'inbound' ? call.from_number : call.to_number;
+    if (to === otherParty && transfers.every((t) => t.status !== 'completed')) {
+      throw invalidField('to', 'is the party already on the call.', 'same_party');
+    }
+    const now = clock.now().toISOString();
+    transfers.push({ to, status: 'pending', requested_at: now, settled_at: null });
+    const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
+    await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', id).execute();
+    await this.carriers.named(call.carrier).transfer(trx, next, transfers.length - 1, to, ringTimeout);
+    return { call: next, index: transfers.length - 1 };
   }
 
   // --- CallSignals: the carrier reports progress --------------------------------------
@@ -286,6 +357,7 @@ export class CallService implements CallSignals {
     await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', call.id).execute();
     const type: EventType = outcome === 'completed' ? 'call.transferred' : 'call.transfer_failed';
     await this.emit(trx, next, type, await presentOne(trx, next), clock);
+    for (const listener of this.transferListeners) await listener(trx, next, index, outcome);
   }
 
   /** The end of a call also settles a transfer still ringing: it can no longer connect. */

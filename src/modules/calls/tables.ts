@@ -7,6 +7,8 @@ export interface CallRow {
   account_id: string;
   mode: Mode;
   status: CallStatus;
+  /** outbound: placed with POST /v1/calls; inbound: reached a number of the account (migration 0005, default outbound). */
+  direction?: 'outbound' | 'inbound';
   from_number: string;
   to_number: string;
   /** 0/1: the `record` request field. */

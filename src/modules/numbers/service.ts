@@ -242,6 +242,19 @@ export class NumberService {
     });
   }
 
+  /**
+   * Points a number at an AI agent (or at none) inside the caller's transaction, with its
+   * number.updated event: how the AI module assigns numbers from the agent side.
+   */
+  async assignAgent(trx: Trx, row: NumberRow, agentId: string | null, clock: Clock): Promise<NumberRow> {
+    if (row.agent_id === agentId) return row;
+    const set = { agent_id: agentId, updated_at: clock.now().toISOString() };
+    await trx.updateTable('numbers').set(set).where('id', '=', row.id).execute();
+    const updated = { ...row, ...set };
+    await this.emit(trx, updated, 'number.updated', clock);
+    return updated;
+  }
+
   /** DELETE /v1/numbers/{id}. Releasing a released number answers it unchanged, so retries are safe. */
   async release(accountId: string, mode: Mode, clock: Clock, id: string): Promise<NumberRow> {
     return inTransaction(this.db, async (trx) => {

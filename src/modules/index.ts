@@ -10,6 +10,7 @@ import { sandboxModule } from './sandbox/index.ts';
 import { messagesModule } from './messages/index.ts';
 import { callsModule } from './calls/index.ts';
 import { recordingsModule } from './recordings/index.ts';
+import { aiModule } from './ai/index.ts';
 
 export const modules: SwitchboardModule[] = [
   accountsModule,
@@ -22,4 +23,5 @@ export const modules: SwitchboardModule[] = [
   messagesModule,
   callsModule,
   recordingsModule,
+  aiModule,
 ];

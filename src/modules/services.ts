@@ -9,6 +9,9 @@ import type { MessageService } from './messages/service.ts';
 import type { CallService } from './calls/service.ts';
 import type { RecordingService } from './recordings/service.ts';
 import type { VoiceCarriers } from '../carriers/carrier.ts';
+import type { AgentService } from './ai/agents/service.ts';
+import type { KnowledgeService } from './ai/knowledge/service.ts';
+import type { ConversationService } from './ai/conversations/service.ts';
 
 export interface Services {
   accounts: AccountService;
@@ -22,4 +25,8 @@ export interface Services {
   recordings: RecordingService;
   /** The voice carrier of each mode (sandbox: the simulator). */
   voiceCarriers: VoiceCarriers;
+  /** AI receptionist. */
+  agents: AgentService;
+  knowledge: KnowledgeService;
+  conversations: ConversationService;
 }

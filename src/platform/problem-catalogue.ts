@@ -71,6 +71,8 @@ export const PROBLEMS = {
   // AI
   document_rejected: { status: 422, title: 'A knowledge document was rejected' },
   agent_not_found: { status: 422, title: 'The AI agent does not exist' },
+  number_has_no_agent: { status: 422, title: 'The number has no AI agent assigned' },
+  agent_paused: { status: 409, title: 'The AI agent is paused' },
 
   // Server
   internal_error: { status: 500, title: 'Internal server error' },

@@ -8,6 +8,7 @@ import type { RecordingTables } from '../modules/recordings/tables.ts';
 import type { NumbersTables } from '../modules/numbers/tables.ts';
 import type { PortsTables } from '../modules/ports/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
+import type { AiTables } from '../modules/ai/tables.ts';
 
 export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
-  NumbersTables, PortsTables, MessagesTables {}
+  NumbersTables, PortsTables, MessagesTables, AiTables {}

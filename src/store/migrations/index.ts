@@ -4,6 +4,7 @@ import * as platform from './0001_platform.ts';
 import * as webhooks from './0002_webhooks.ts';
 import * as voice from './0003_voice.ts';
 import * as messaging from './0004_messaging.ts';
+import * as ai from './0005_ai.ts';
 import * as jobIndexes from './0010_job_indexes.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002_webhooks': webhooks,
   '0003_voice': voice,
   '0004_messaging': messaging,
+  '0005_ai': ai,
   '0010_job_indexes': jobIndexes,
 };

@@ -1,0 +1,40 @@
+// The AI receptionist: agents, their knowledge documents, and conversations held on inbound
+// calls to the agents' numbers (sandbox: POST /v1/sandbox/inbound_calls), scored when they
+// end. Builds on calls (inbound calls, transfers), numbers (agent assignment) and events.
+// The engine is the embedded default, or the generative one when SWITCHBOARD_LLM_BASE_URL is set.
+import type { SwitchboardModule } from '../module.ts';
+import { createEngine } from './engine/index.ts';
+import { AgentSchema } from './agents/schema.ts';
+import { AgentService } from './agents/service.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { KnowledgeDocumentSchema } from './knowledge/schema.ts';
+import { KnowledgeService } from './knowledge/service.ts';
+import { KnowledgeIndexCache } from './knowledge/index-cache.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
+import { ConversationSchema } from './conversations/schema.ts';
+import { ConversationService } from './conversations/service.ts';
+import { ConversationRunner } from './conversations/runner.ts';
+import { conversationRoutes } from './conversations/routes.ts';
+
+export const aiModule: SwitchboardModule = {
+  name: 'ai',
+  register(app, { platform, events, services }) {
+    const llm = platform.config.llm;
+    const engine = createEngine(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } } : {});
+    const agents = new AgentService(platform, events, services.numbers);
+    const knowledge = new KnowledgeService(platform, events, agents);
+    const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name);
+    new ConversationRunner(platform, conversations, services.calls, new KnowledgeIndexCache(platform.database.db), engine);
+    services.agents = agents;
+    services.knowledge = knowledge;
+    services.conversations = conversations;
+    services.numbers.assertAgent = (accountId, mode, agentId) => agents.assertExists(accountId, mode, agentId);
+
+    app.addSchema(AgentSchema);
+    app.addSchema(KnowledgeDocumentSchema);
+    app.addSchema(ConversationSchema);
+    agentRoutes(app, agents);
+    knowledgeRoutes(app, knowledge);
+    conversationRoutes(app, conversations);
+  },
+};

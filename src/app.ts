@@ -97,7 +97,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     const open = route.url.startsWith('/v1/') && !route.config?.public;
     if (open && !route.config?.scope) throw new Error(`route ${route.method} ${route.url} declares no scope`);
     if (route.url.startsWith('/v1/')) {
-      route.schema = { ...route.schema, security: route.config?.public ? [] : [{ bearerAuth: [] }] } as any;
+      const scope = route.config?.scope;
+      const description = [route.schema?.description, scope && `Required scope: \`${scope}\`.`].filter(Boolean).join('\n\n');
+      route.schema = { ...route.schema, description, security: route.config?.public ? [] : [{ bearerAuth: [] }] } as any;
     }
   });
 

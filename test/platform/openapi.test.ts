@@ -26,6 +26,7 @@ describe('OpenAPI document', () => {
         assert.ok(!ids.has(op.operationId), `operationId ${op.operationId} is unique`);
         ids.add(op.operationId);
         assert.deepEqual(op.security, [{ bearerAuth: [] }], `${method} ${path} requires a key`);
+        assert.match(op.description ?? '', /Required scope: `(\*|[a-z]+:(read|write))`\./, `${method} ${path} names its scope`);
         assert.ok(op.responses['200'], `${method} ${path} documents 200`);
         assert.ok(op.responses['401'] && op.responses['429'], `${method} ${path} documents 401 and 429`);
       }

@@ -27,4 +27,14 @@ export const scenarios: Scenario[] = [
     path: '/v1/messages',
     body: (account, n) => ({ from: account.sandboxNumber, to: '+14155550100', body: `Bench message ${n}` }),
   },
+  {
+    // A sandbox call with an Idempotency-Key: the key claim, E.164 checks, from-number lookup,
+    // the concurrent-call check (Enterprise: none), the insert, call.queued and the carrier's
+    // dial job in one transaction (the simulator then rings, answers and completes it).
+    name: 'POST /v1/calls',
+    method: 'POST',
+    path: '/v1/calls',
+    body: (account) => ({ from: account.sandboxNumber, to: '+14155550100', record: false }),
+    idempotent: true,
+  },
 ];

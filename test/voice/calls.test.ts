@@ -129,6 +129,19 @@ describe('the simulated carrier\'s magic numbers', () => {
     assert.equal(again.body.code, 'call_already_ended');
   });
 
+  test('the sandbox test clock moves calls: advancing past the ring timeout ends the call no_answer at once', async () => {
+    const other = await t.createAccount('scale');
+    const mine = t.as(other.keys.sandbox);
+    const call = (await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: MAGIC.noAnswer, timeout: 600, record: false })).body;
+    for (let i = 0; i < 100 && (await mine.get(`/v1/calls/${call.id}`)).body.status !== 'ringing'; i++) await new Promise((r) => setTimeout(r, 20));
+    const advanced = await mine.post('/v1/sandbox/clock/advance', { seconds: 3600 });
+    assert.equal(advanced.status, 200, JSON.stringify(advanced.body));
+    const after = await mine.get(`/v1/calls/${call.id}`);
+    assert.equal(after.body.status, 'no_answer', 'the 6 s (scaled) ring timeout ran during the advance');
+    assert.ok(after.body.ended_at > call.created_at);
+    assert.ok(Date.parse(after.body.ended_at) - Date.parse(call.created_at) >= 3_600_000 - 1000, 'stamped on the test clock');
+  });
+
   test('hanging up a ringing call cancels it', async () => {
     const call = await place(MAGIC.noAnswer, { timeout: 600 });
     await receiver.waitForEvent('call.ringing', call.id);
@@ -291,12 +304,14 @@ describe('GET /v1/calls', () => {
     assert.deepEqual(none.body.data, []);
 
     const third = (await mine.get(`/v1/calls/${ids[2]}`)).body;
-    const after = await mine.get(`/v1/calls?created_after=${encodeURIComponent(third.created_at)}&limit=100`);
+    const after = await mine.get(`/v1/calls?created_gte=${encodeURIComponent(third.created_at)}&limit=100`);
     assert.ok(after.body.data.every((c: any) => c.created_at >= third.created_at));
     assert.ok(after.body.data.some((c: any) => c.id === ids[2]));
-    const before = await mine.get(`/v1/calls?created_before=${encodeURIComponent(third.created_at)}&limit=100`);
-    assert.ok(before.body.data.every((c: any) => c.created_at < third.created_at));
-    assert.equal(before.body.data.length + after.body.data.length, 5);
+    const before = await mine.get(`/v1/calls?created_lte=${encodeURIComponent(third.created_at)}&limit=100`);
+    assert.ok(before.body.data.every((c: any) => c.created_at <= third.created_at));
+    assert.ok(before.body.data.some((c: any) => c.id === ids[2]));
+    const sameInstant = before.body.data.filter((c: any) => c.created_at === third.created_at).length;
+    assert.equal(before.body.data.length + after.body.data.length - sameInstant, 5);
 
     const bad = await mine.get('/v1/calls?status=sideways');
     assert.equal(bad.status, 400);

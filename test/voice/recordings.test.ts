@@ -227,7 +227,7 @@ describe('recordings controlled through the API', () => {
     assert.equal(next.body.has_more, false);
     const ready = await api().get('/v1/recordings?status=ready&limit=100');
     assert.ok(ready.body.data.every((r: any) => r.status === 'ready'));
-    const none = await api().get(`/v1/recordings?created_before=2000-01-01T00:00:00Z`);
+    const none = await api().get(`/v1/recordings?created_lte=2000-01-01T00:00:00Z`);
     assert.deepEqual(none.body.data, []);
   });
 

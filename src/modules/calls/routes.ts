@@ -30,7 +30,7 @@ export function callRoutes(app: App, calls: CallService): void {
     const q = request.query;
     const { rows, present } = await calls.list(request.auth.account.id, request.auth.mode, {
       limit: q.limit, startingAfter: q.starting_after, status: q.status, from: q.from, to: q.to,
-      createdAfter: q.created_after, createdBefore: q.created_before,
+      createdGte: q.created_gte, createdLte: q.created_lte,
     });
     return toPage(rows, q.limit, present);
   });

@@ -25,7 +25,7 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     const q = request.query;
     const rows = await recordings.list(request.auth.account.id, request.auth.mode, {
       limit: q.limit, startingAfter: q.starting_after, callId: q.call_id, status: q.status,
-      createdAfter: q.created_after, createdBefore: q.created_before,
+      createdGte: q.created_gte, createdLte: q.created_lte,
     });
     return toPage(rows, q.limit, presentRecording);
   });

@@ -70,6 +70,6 @@ export const RecordingListQuery = Type.Object({
   ...PageQuery,
   call_id: Type.Optional(Type.String({ maxLength: 64 })),
   status: Type.Optional(literals(RECORDING_STATUSES)),
-  created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or after this time.' })),
-  created_before: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created before this time.' })),
+  created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or after this time.' })),
+  created_lte: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or before this time.' })),
 });

@@ -32,8 +32,8 @@ export interface RecordingListFilter {
   startingAfter?: string | undefined;
   callId?: string | undefined;
   status?: RecordingStatus | undefined;
-  createdAfter?: string | undefined;
-  createdBefore?: string | undefined;
+  createdGte?: string | undefined;
+  createdLte?: string | undefined;
 }
 
 export class RecordingService {
@@ -264,8 +264,8 @@ export class RecordingService {
     let q = this.db.selectFrom('recordings').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (f.callId) q = q.where('call_id', '=', f.callId);
     if (f.status) q = q.where('status', '=', f.status);
-    if (f.createdAfter) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
-    if (f.createdBefore) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
+    if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
+    if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
     return q.orderBy('id', 'desc').limit(f.limit + 1).execute();
   }

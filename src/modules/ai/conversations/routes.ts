@@ -21,7 +21,7 @@ export function conversationRoutes(app: App, conversations: ConversationService)
     const q = request.query;
     const rows = await conversations.list(request.auth.account.id, request.auth.mode, {
       limit: q.limit, startingAfter: q.starting_after, agentId: q.agent_id, status: q.status, outcome: q.outcome,
-      from: normalisePhoneQuery(q.from), scoreGte: q.score_gte, scoreLte: q.score_lte, createdAfter: q.created_after, createdBefore: q.created_before,
+      from: normalisePhoneQuery(q.from), scoreGte: q.score_gte, scoreLte: q.score_lte, createdGte: q.created_gte, createdLte: q.created_lte,
     });
     return toPage(rows, q.limit, presentConversation);
   });

@@ -77,8 +77,8 @@ export const ConversationListQuery = Type.Object({
   from: Type.Optional(Type.String({ maxLength: 32, description: 'The caller\'s number (E.164).' })),
   score_gte: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Only scored conversations with overall >= this.' })),
   score_lte: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Only scored conversations with overall <= this.' })),
-  created_after: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations created at or after this time.' })),
-  created_before: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations created before this time.' })),
+  created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations created at or after this time.' })),
+  created_lte: Type.Optional(Type.String({ format: 'date-time', description: 'Only conversations created at or before this time.' })),
 });
 
 export const InboundCallBody = Type.Object(

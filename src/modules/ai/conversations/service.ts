@@ -83,8 +83,8 @@ export interface ConversationFilter {
   from?: string | undefined;
   scoreGte?: number | undefined;
   scoreLte?: number | undefined;
-  createdAfter?: string | undefined;
-  createdBefore?: string | undefined;
+  createdGte?: string | undefined;
+  createdLte?: string | undefined;
 }
 
 /** What decides the outcome when a conversation ends other than by a completed transfer. */
@@ -122,8 +122,8 @@ export class ConversationService {
     if (f.from) q = q.where('from_number', '=', f.from);
     if (f.scoreGte !== undefined) q = q.where('score_overall', '>=', f.scoreGte);
     if (f.scoreLte !== undefined) q = q.where('score_overall', '<=', f.scoreLte);
-    if (f.createdAfter) q = q.where('created_at', '>=', new Date(f.createdAfter).toISOString());
-    if (f.createdBefore) q = q.where('created_at', '<', new Date(f.createdBefore).toISOString());
+    if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
+    if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
     return q.orderBy('id', 'desc').limit(f.limit + 1).execute();
   }

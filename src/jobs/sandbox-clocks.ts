@@ -1,7 +1,10 @@
 // Sandbox test clocks: each account's sandbox has a simulated "now" that is real time plus
 // an offset. Advancing it moves every pending job on that clock forward by the same amount,
 // then runs whatever fell due, in order, before the request answers.
+import type { Kysely } from 'kysely';
 import type { Database } from '../store/db.ts';
+import type { Tables } from '../store/tables.ts';
+import type { Mode } from '../store/platform-tables.ts';
 import type { Clock } from '../platform/clock.ts';
 import { offsetClock } from '../platform/clock.ts';
 import { inTransaction } from '../store/transaction.ts';
@@ -16,14 +19,19 @@ export class SandboxClocks {
     private readonly onChange: () => void = () => {},
   ) {}
 
-  async offsetMs(accountId: string): Promise<number> {
-    const row = await this.database.db.selectFrom('sandbox_clocks').select('offset_ms')
+  /**
+   * Pass the caller's transaction as `db` when inside one: on SQLite Kysely has a single
+   * connection, and a read on the plain database would wait for that transaction forever.
+   */
+  async offsetMs(accountId: string, db: Kysely<Tables> = this.database.db): Promise<number> {
+    const row = await db.selectFrom('sandbox_clocks').select('offset_ms')
       .where('account_id', '=', accountId).executeTakeFirst();
     return row ? Number(row.offset_ms) : 0;
   }
 
-  async clockFor(accountId: string, mode: 'sandbox' | 'live'): Promise<Clock> {
-    return mode === 'sandbox' ? offsetClock(this.clock, await this.offsetMs(accountId)) : this.clock;
+  /** The clock of an account in a mode: real time, or its sandbox test clock. */
+  async clockFor(accountId: string, mode: Mode, db: Kysely<Tables> = this.database.db): Promise<Clock> {
+    return mode === 'sandbox' ? offsetClock(this.clock, await this.offsetMs(accountId, db)) : this.clock;
   }
 
   /** Moves the account's sandbox time forward by `ms` (> 0) and runs the jobs that fell due. */

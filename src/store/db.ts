@@ -22,9 +22,12 @@ export interface Database {
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number }): Database {
+export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number; onPoolError?: (err: Error) => void }): Database {
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle client whose connection the server closed (restart, failover, admin) emits
+    // 'error'; unhandled, that would crash the process. The pool replaces it on next use.
+    pool.on('error', (err) => opts.onPoolError?.(err));
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     const url = new URL(opts.databaseUrl);
     return {

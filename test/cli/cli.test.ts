@@ -10,7 +10,7 @@ before(async () => { t = await startTestServer(); });
 after(() => t.close());
 
 function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const env = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir };
+  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir };
   if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
   else delete env.DATABASE_URL;
   const r = spawnSync(process.execPath, ['bin/switchboard.js', ...args], { env, encoding: 'utf8' });

@@ -15,7 +15,6 @@ import { RING_SECONDS, SHORT_TALK_SECONDS, SPEECH_START_SECONDS, destination, ty
 import { simulatedDialogue } from './conversation-script.ts';
 import { timeDialogue } from './speech.ts';
 import { renderRecording, type SimulatedLeg } from './call-audio.ts';
-import { accountClock } from '../account-clock.ts';
 
 /** The simulator's per-call state, kept in calls.carrier_state. */
 interface SimState {
@@ -69,7 +68,7 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
 
   async talkSeconds(trx: Trx, call: CallRow): Promise<number> {
     if (!call.answered_at) return 0;
-    const clock = await accountClock(trx, this.platform.clock, call.account_id, call.mode);
+    const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
     const elapsedMs = clock.now().getTime() - Date.parse(call.answered_at);
     return Math.max(0, Math.round(elapsedMs / this.platform.config.simTimeScale) / 1000);
   }

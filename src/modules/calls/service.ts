@@ -13,7 +13,6 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
-import { accountClock } from '../../carriers/account-clock.ts';
 import type { CallEnd, CallSignals, TransferOutcome, VoiceCarriers } from '../../carriers/carrier.ts';
 import type { CallRow } from './tables.ts';
 import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
@@ -324,7 +323,7 @@ export class CallService implements CallSignals {
   // --- CallSignals: the carrier reports progress --------------------------------------
 
   private clockOf(trx: Trx, call: CallRow): Promise<Clock> {
-    return accountClock(trx, this.platform.clock, call.account_id, call.mode);
+    return this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
   }
 
   async ringing(trx: Trx, call: CallRow): Promise<void> {

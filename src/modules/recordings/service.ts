@@ -12,7 +12,6 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { decodeWav, encodeWav } from '../../media/wav.ts';
 import type { VoiceCarriers } from '../../carriers/carrier.ts';
-import { accountClock } from '../../carriers/account-clock.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import type { RecordingRow, RecordingSpan } from './tables.ts';
@@ -177,7 +176,7 @@ export class RecordingService {
       const current = await this.lock(trx, id);
       if (!current || (current.status !== 'stopped' && current.status !== 'processing')) return null;
       if (current.status === 'processing') return current;
-      const clock = await accountClock(trx, this.platform.clock, current.account_id, current.mode);
+      const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
       return transition(trx, this.deps(clock, null), current, 'processing');
     });
     if (!row) return;
@@ -205,7 +204,7 @@ export class RecordingService {
       const current = await this.lock(trx, id);
       if (!current || current.status !== 'processing') return;
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', current.call_id).executeTakeFirstOrThrow();
-      const clock = await accountClock(trx, this.platform.clock, current.account_id, current.mode);
+      const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
       await transition(trx, this.deps(clock, call.webhook_url), current, to, extra);
     });
   }

@@ -9,7 +9,6 @@ import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { Problem } from '../../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import { accountClock } from '../../../carriers/account-clock.ts';
 import type { TransferOutcome } from '../../../carriers/carrier.ts';
 import type { CallRow } from '../../calls/tables.ts';
 import type { CallService } from '../../calls/service.ts';
@@ -151,7 +150,7 @@ export class ConversationRunner {
     await inTransaction(this.db, async (trx) => {
       const current = await this.conversations.lock(trx, { id: conversationId });
       if (!current || current.score !== null) return;
-      const clock = await accountClock(trx, this.platform.clock, current.account_id, current.mode);
+      const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
       await this.conversations.saveScore(trx, current, score, clock);
     });
   }
@@ -171,6 +170,6 @@ export class ConversationRunner {
   }
 
   private clock(trx: Trx, call: CallRow): Promise<Clock> {
-    return accountClock(trx, this.platform.clock, call.account_id, call.mode);
+    return this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
   }
 }

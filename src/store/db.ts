@@ -5,7 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
+import { insideTransaction } from './transaction.ts';
 import type { Tables } from './tables.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -47,8 +48,27 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Tables>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+}
+
+/**
+ * SQLite has one connection. Code inside a transaction that queries the database instead
+ * of its `trx` would wait for that very transaction: a silent, permanent hang. This makes
+ * it fail at once with a message that names the mistake.
+ */
+class GuardedSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const acquire = driver.acquireConnection.bind(driver);
+    driver.acquireConnection = async () => {
+      if (insideTransaction.getStore()) {
+        throw new Error('a query on the database was made inside a transaction: pass the transaction (trx) instead, or it would wait for itself');
+      }
+      return acquire();
+    };
+    return driver;
+  }
 }
 
 /**

@@ -120,7 +120,7 @@ export class RecordingService {
 
   /** The recording and its call, both locked (call first, the order every writer uses). */
   private async lockWithCall(trx: Trx, caller: Caller, id: string): Promise<{ row: RecordingRow; call: CallRow }> {
-    const found = await this.db.selectFrom('recordings').select('call_id')
+    const found = await trx.selectFrom('recordings').select('call_id')
       .where('id', '=', id).where('account_id', '=', caller.account.id).where('mode', '=', caller.mode).executeTakeFirst();
     if (!found) throw notFound('recording', id);
     const call = await this.calls.lockOwned(trx, caller.account.id, caller.mode, found.call_id);

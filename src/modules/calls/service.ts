@@ -13,7 +13,7 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
-import type { CallEnd, CallSignals, TransferOutcome, VoiceCarriers } from '../../carriers/carrier.ts';
+import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier, VoiceCarriers } from '../../carriers/carrier.ts';
 import type { CallRow } from './tables.ts';
 import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
@@ -121,13 +121,11 @@ export class CallService implements CallSignals {
 
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);
-      const now = clock.now().toISOString();
-      const id = newId('call');
-      const row: CallRow = {
-        id,
+      const row = newCallRow(carrier, clock, {
         account_id: account.id,
         mode,
         status: 'queued',
+        direction: 'outbound',
         from_number: from,
         to_number: to,
         record: input.record ? 1 : 0,
@@ -135,18 +133,7 @@ export class CallService implements CallSignals {
         timeout: input.timeout ?? DEFAULT_TIMEOUT,
         time_limit: input.time_limit ?? DEFAULT_TIME_LIMIT,
         metadata: JSON.stringify(input.metadata ?? {}),
-        timestamps: JSON.stringify({ queued: now }),
-        answered_at: null,
-        ended_at: null,
-        duration_seconds: null,
-        hangup_cause: null,
-        hangup_source: null,
-        transfers: '[]',
-        carrier: carrier.name,
-        carrier_state: carrier.initialState({ id, to_number: to }),
-        created_at: now,
-        updated_at: now,
-      };
+      });
       await trx.insertInto('calls').values(row).execute();
       const call = presentCall(row, []);
       await this.emit(trx, row, STATUS_EVENTS.queued, call, clock);
@@ -163,11 +150,7 @@ export class CallService implements CallSignals {
   async createInbound(trx: Trx, input: InboundCallInput, clock: Clock): Promise<CallRow> {
     const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
     await this.enforceConcurrentLimit(trx, account, input.mode);
-    const carrier = this.carriers.forMode(input.mode);
-    const now = clock.now().toISOString();
-    const id = newId('call');
-    const row: CallRow = {
-      id,
+    const row = newCallRow(this.carriers.forMode(input.mode), clock, {
       account_id: input.accountId,
       mode: input.mode,
       status: 'ringing',
@@ -179,18 +162,7 @@ export class CallService implements CallSignals {
       timeout: DEFAULT_TIMEOUT,
       time_limit: DEFAULT_TIME_LIMIT,
       metadata: '{}',
-      timestamps: JSON.stringify({ ringing: now }),
-      answered_at: null,
-      ended_at: null,
-      duration_seconds: null,
-      hangup_cause: null,
-      hangup_source: null,
-      transfers: '[]',
-      carrier: carrier.name,
-      carrier_state: carrier.initialState({ id, to_number: input.to }),
-      created_at: now,
-      updated_at: now,
-    };
+    });
     await trx.insertInto('calls').values(row).execute();
     await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, []), clock);
     return row;
@@ -378,4 +350,28 @@ export class CallService implements CallSignals {
 /** Talk time in whole seconds, rounded up as carriers bill it. */
 function wholeSeconds(seconds: number): number {
   return Math.max(0, Math.ceil(seconds - 1e-6));
+}
+
+type NewCallFields = Pick<CallRow, 'account_id' | 'mode' | 'status' | 'direction' | 'from_number' | 'to_number' | 'record'
+  | 'webhook_url' | 'timeout' | 'time_limit' | 'metadata'>;
+
+/** A call as it is first stored, outbound (queued) or inbound (ringing): nothing has happened yet. */
+function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields): CallRow {
+  const now = clock.now().toISOString();
+  const id = newId('call');
+  return {
+    id,
+    ...fields,
+    timestamps: JSON.stringify({ [fields.status]: now }),
+    answered_at: null,
+    ended_at: null,
+    duration_seconds: null,
+    hangup_cause: null,
+    hangup_source: null,
+    transfers: '[]',
+    carrier: carrier.name,
+    carrier_state: carrier.initialState({ id, to_number: fields.to_number }),
+    created_at: now,
+    updated_at: now,
+  };
 }

@@ -12,13 +12,14 @@ import type { App } from './platform/app-type.ts';
 import { RouteTable } from './platform/route-table.ts';
 import { registerErrorHandling } from './platform/errors.ts';
 import { registerAuth } from './platform/auth.ts';
-import { registerIdempotency } from './platform/idempotency.ts';
+import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
 import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
 import { ProblemSchema } from './platform/schemas.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
 import { KeyCache } from './platform/key-cache.ts';
+import { collapseNullableUnions } from './platform/nullable-schemas.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { SandboxClocks } from './jobs/sandbox-clocks.ts';
 import { EventEmitter } from './events/emit.ts';
@@ -67,9 +68,6 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   app.setValidatorCompiler(validatorCompiler);
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.schema?.body) defaultEmptyBody(request);
-  });
 
   const jobs = new JobQueue(database, clock, {
     concurrency: config.workerConcurrency,
@@ -89,11 +87,22 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   } as Services;
   const events = new EventEmitter();
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
+  // Per-route hooks instead of global ones: a GET does not pay for idempotency or body
+  // defaults, which is most of the hot path's hook overhead.
+  const idempotency = idempotencyHooks(app, platform);
   app.addHook('onRoute', (route) => {
     routes.add(route.url, route.method);
+    const methods = [route.method].flat();
+    if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response) };
+    if (route.schema?.body) route.preValidation = [...[route.preValidation ?? []].flat(), defaultEmptyBody];
+    if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) {
+      route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];
+      route.onSend = [...[route.onSend ?? []].flat(), idempotency.onSend];
+    }
     const open = route.url.startsWith('/v1/') && !route.config?.public;
     if (open && !route.config?.scope) throw new Error(`route ${route.method} ${route.url} declares no scope`);
     if (route.url.startsWith('/v1/')) {
@@ -105,7 +114,6 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
 
   registerErrorHandling(app, routes);
   registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
-  registerIdempotency(app, platform);
 
   app.addSchema(ProblemSchema);
   app.addSchema(AccountSchema);

@@ -2,7 +2,7 @@
 // the first request claims the key with a unique insert; a replay returns the stored status
 // and body; another body under the same key is 422; a duplicate while the first is still
 // running is 409. The unique constraint makes this hold across processes and nodes.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import type { Platform } from './context.ts';
 import { Problem } from './problems.ts';
 import { sendProblem } from './errors.ts';
@@ -13,7 +13,7 @@ const KEY_PATTERN = /^[A-Za-z0-9_:-]{1,255}$/;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this is taken to belong to a crashed request and may be taken over. */
 const LOCK_MS = 60_000;
-const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
+export const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +21,13 @@ declare module 'fastify' {
   }
 }
 
-export function registerIdempotency(app: FastifyInstance, platform: Platform): void {
+export interface IdempotencyHooks {
+  preHandler: preHandlerAsyncHookHandler;
+  onSend: onSendAsyncHookHandler;
+}
+
+/** The hooks to attach to every write route (see app.ts): reads never pay for them. */
+export function idempotencyHooks(app: FastifyInstance, platform: Platform): IdempotencyHooks {
   const { db } = platform.database;
   app.decorateRequest('idempotencyRowId', null);
 
@@ -77,8 +83,8 @@ export function registerIdempotency(app: FastifyInstance, platform: Platform): v
     throw new Problem('idempotency_key_in_progress', `Idempotency-Key "${key}" is contended; retry shortly.`, { headers: { 'retry-after': '1' } });
   }
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (!WRITE_METHODS.has(request.method) || !request.auth) return;
+  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
+    if (!request.auth) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0]! : header;
@@ -86,11 +92,11 @@ export function registerIdempotency(app: FastifyInstance, platform: Platform): v
       return sendProblem(request, reply, new Problem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, "_", ":" or "-".'));
     }
     await claim(request, reply, key);
-  });
+  };
 
   // Store the outcome. As with Stripe, a request that never really executed (invalid input,
   // rate limited) or that failed on our side releases the key, so a corrected retry runs.
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     const id = request.idempotencyRowId;
     if (!id) return payload;
     request.idempotencyRowId = null;
@@ -108,5 +114,6 @@ export function registerIdempotency(app: FastifyInstance, platform: Platform): v
         .execute();
     }
     return payload;
-  });
+  };
+  return { preHandler, onSend };
 }

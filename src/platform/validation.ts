@@ -26,8 +26,9 @@ const textAjv = makeAjv(true);
  * A write without a body means "no fields", not "not an object": validate it as `{}` so a
  * missing required field is named, and endpoints whose fields are all optional accept it.
  */
-export function defaultEmptyBody(request: { body: unknown }): void {
+export function defaultEmptyBody(request: { body: unknown }, _reply: unknown, done: () => void): void {
   if (request.body === undefined || request.body === null) request.body = {};
+  done();
 }
 
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>

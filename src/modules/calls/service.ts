@@ -10,6 +10,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import type { AccountRow, Mode } from '../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
+import { prepare } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
@@ -189,16 +190,19 @@ export class CallService implements CallSignals {
   }
 
   private async countActive(db: Trx | Platform['database']['db'], accountId: string, mode: Mode): Promise<number> {
-    const row = await db.selectFrom('calls').select((eb) => eb.fn.countAll().as('n'))
-      .where('account_id', '=', accountId).where('mode', '=', mode).where('status', 'in', [...ACTIVE_STATUSES])
-      .executeTakeFirst();
+    const row = await activeCallsQuery(db, accountId, mode).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
-  /** For GET /v1/account. */
-  activeCalls(accountId: string, mode: Mode): Promise<number> {
-    return this.countActive(this.db, accountId, mode);
+  private countActivePrepared?: (accountId: string, mode: Mode) => Promise<Array<{ n: string | number | bigint }>>;
+
+  /** For GET /v1/account, which runs it on every request: compiled once. */
+  async activeCalls(accountId: string, mode: Mode): Promise<number> {
+    this.countActivePrepared ??= prepare(this.db, (a: string, m: Mode) => activeCallsQuery(this.db, a, m), 2);
+    const [row] = await this.countActivePrepared(accountId, mode);
+    return Number(row?.n ?? 0);
   }
+
 
   async get(accountId: string, mode: Mode, id: string): Promise<Call> {
     const row = await this.db.selectFrom('calls').selectAll()
@@ -374,4 +378,9 @@ function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields):
     created_at: now,
     updated_at: now,
   };
+}
+
+function activeCallsQuery(db: Trx | Platform['database']['db'], accountId: string, mode: Mode) {
+  return db.selectFrom('calls').select((eb) => eb.fn.countAll().as('n'))
+    .where('account_id', '=', accountId).where('mode', '=', mode).where('status', 'in', [...ACTIVE_STATUSES]);
 }

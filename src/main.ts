@@ -15,13 +15,15 @@ export interface Server {
 
 export async function startServer(config: Config, opts: { logger?: boolean | object; printFirstRunKeys?: boolean } = {}): Promise<Server> {
   let onPoolError: (err: Error) => void = (err) => {
-    process.stderr.write(`switchboard: idle database connection lost: ${err.message}\n`);
+    process.stderr.write(`switchboard: database: ${err.message}\n`);
   };
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onPoolError: (err) => onPoolError(err) });
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true, onPoolError: (err) => onPoolError(err),
+  });
   await migrateToLatest(database);
   const built = await buildApp({ config, database, ...(opts.logger !== undefined ? { logger: opts.logger } : {}) });
   const { app, platform, services } = built;
-  onPoolError = (err) => app.log.warn({ err }, 'idle database connection lost; the pool replaces it');
+  onPoolError = (err) => app.log.warn({ err }, 'database connection problem (a lost idle PostgreSQL connection is replaced; a failed SQLite checkpoint is retried)');
 
   const firstRun = opts.printFirstRunKeys && (await services.accounts.count()) === 0
     ? await services.accounts.create({ plan: 'trial', name: 'My account' })

@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import { insideTransaction } from './transaction.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { Tables } from './tables.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -23,7 +24,17 @@ export interface Database {
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
-export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number; onPoolError?: (err: Error) => void }): Database {
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+  /** PostgreSQL: an idle connection was lost (the pool replaces it). SQLite: a checkpoint failed. */
+  onPoolError?: (err: Error) => void;
+  /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (the server). */
+  backgroundCheckpoints?: boolean;
+}
+
+export function openDatabase(opts: OpenOptions): Database {
   if (opts.databaseUrl && /^postgres(ql)?:\/\//.test(opts.databaseUrl)) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
     // An idle client whose connection the server closed (restart, failover, admin) emits
@@ -48,8 +59,19 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  const checkpointer = opts.backgroundCheckpoints
+    ? (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (m) => opts.onPoolError?.(new Error(m))))
+    : null;
   const db = new Kysely<Tables>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, engine: 'sqlite', location: file, close: () => db.destroy() };
+  return {
+    db,
+    engine: 'sqlite',
+    location: file,
+    async close() {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**

@@ -49,6 +49,7 @@ export class JobQueue {
   private readonly db: Kysely<Tables>;
   private readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private wake: (() => void) | null = null;
+  private notified = false;
   private running = false;
   private active = 0;
   private loop: Promise<void> | null = null;
@@ -108,7 +109,9 @@ export class JobQueue {
     };
   }
 
+  /** Something may be claimable: a commit enqueued a job, or a job finished and freed a slot. */
   notify(): void {
+    this.notified = true;
     this.wake?.();
   }
 
@@ -140,6 +143,9 @@ export class JobQueue {
 
   private async run(): Promise<void> {
     while (this.running) {
+      // A notify() that arrives while we claim must not be lost: without this flag the job
+      // it announced would wait a whole poll interval (a 200 ms latency tail).
+      this.notified = false;
       const free = this.opts.concurrency - this.active;
       let claimed: JobRow[] = [];
       if (free > 0) {
@@ -157,7 +163,7 @@ export class JobQueue {
           this.notify();
         });
       }
-      if (claimed.length === 0 || this.active >= this.opts.concurrency) {
+      if ((claimed.length === 0 || this.active >= this.opts.concurrency) && !this.notified) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.opts.pollMs);
           this.wake = () => {

@@ -102,6 +102,33 @@ describe('durable job queue', () => {
     assert.deepEqual(ran, [1]);
   });
 
+  test('a commit made while the worker is claiming still wakes it (no lost wake-ups)', async () => {
+    const { database } = await fresh();
+    // A 60 s poll: only a wake-up can run the job in time.
+    const q = new JobQueue(database, systemClock, { concurrency: 4, pollMs: 60_000, leaseMs: 30_000, onError: () => {} });
+    let ran = false;
+    q.register('late', async () => { ran = true; });
+    // Make the race certain: a request commits a job while the worker's claim is in flight,
+    // after the claim looked and found nothing.
+    const claim = (q as any).claim.bind(q);
+    let injected = false;
+    (q as any).claim = async (limit: number, clockId: string | null) => {
+      const rows = await claim(limit, clockId);
+      if (!injected && rows.length === 0) {
+        injected = true;
+        await inTransaction(database.db, async (trx) => { await q.enqueue(trx, 'late', {}); });
+      }
+      return rows;
+    };
+    q.start();
+    try {
+      await waitUntil(() => ran, 10_000);
+    } finally {
+      await q.stop();
+    }
+    assert.ok(ran);
+  });
+
   test('several workers never run the same job twice', async () => {
     const { database } = await fresh();
     const seen = new Map<number, number>();

@@ -1,13 +1,23 @@
 // `Type.Union([Type.String(), Type.Null()])` becomes `anyOf`, and fast-json-stringify
 // cannot tell which branch a value takes without running a validator on it, for every
-// nullable field of every response. `{ type: ['string', 'null'] }` says the same thing
-// (valid JSON Schema and OpenAPI 3.1) and serializes without validation. This rewrites
-// response schemas that way when routes are registered, so modules keep writing unions.
+// such field of every response. `{ type: ['string', 'null'] }` says the same thing (valid
+// JSON Schema and OpenAPI 3.1) and serializes without validation, as does an `enum` for a
+// union of string literals. This rewrites response schemas that way when routes are
+// registered, so modules keep writing unions.
 type Schema = Record<string, unknown>;
 
 const SIMPLE_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
 
+/** A union of string constants (`Type.Union([Type.Literal('a'), ...])`) is an enum. */
+function asEnum(anyOf: Schema[]): Schema | null {
+  const values = anyOf.map((s) => s.const);
+  const plain = anyOf.every((s) => typeof s.const === 'string' && Object.keys(s).every((k) => k === 'const' || k === 'type'));
+  return plain ? { type: 'string', enum: values } : null;
+}
+
 function collapse(anyOf: Schema[]): Schema | null {
+  const enumeration = asEnum(anyOf);
+  if (enumeration) return enumeration;
   if (anyOf.length !== 2) return null;
   const nullIndex = anyOf.findIndex((s) => s.type === 'null' && Object.keys(s).length === 1);
   if (nullIndex < 0) return null;

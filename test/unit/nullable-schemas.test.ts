@@ -13,9 +13,14 @@ test('simple nullable unions become type arrays, keeping their keywords', () => 
   assert.deepEqual(out.properties.n, { type: ['integer', 'null'], minimum: 0 });
 });
 
-test('unions that are not simple nullables stay as they are', () => {
+test('a union of string literals becomes an enum', () => {
+  const out = collapseNullableUnions(JSON.parse(JSON.stringify(Type.Union([Type.Literal('sandbox'), Type.Literal('live')], { description: 'mode' }))));
+  assert.deepEqual(out, { type: 'string', enum: ['sandbox', 'live'], description: 'mode' });
+});
+
+test('unions that are not simple nullables or string enums stay as they are', () => {
   const keep = [
-    Type.Union([Type.Literal('a'), Type.Literal('b')]),
+    Type.Union([Type.Literal('a'), Type.Literal(1)]),
     Type.Union([Type.Object({ x: Type.String() }), Type.Null()]),
     Type.Union([Type.Ref('Call'), Type.Null()]),
     Type.Union([Type.String(), Type.Integer(), Type.Null()]),

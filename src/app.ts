@@ -57,7 +57,12 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const app = Fastify({
     logger: opts.logger ?? {
       level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["idempotency-key"]', '*.secret', '*.signing_secret'],
+      // Defence in depth: our code logs no headers or secrets, and these paths cover the
+      // places one could slip in (test/platform/logs.test.ts checks real trace logs).
+      redact: [
+        'req.headers.authorization', 'headers.authorization', '*.headers.authorization',
+        'req.headers["idempotency-key"]', 'secret', '*.secret', '*.signing_secret',
+      ],
     },
     trustProxy: config.trustProxy as any,
     bodyLimit: 1024 * 1024,

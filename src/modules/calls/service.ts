@@ -2,6 +2,7 @@
 // up, blind transfers, lists, and the CallSignals the carrier drives the call with. Every
 // change goes through `transition` (states.ts) inside one transaction with its events and
 // the carrier's next jobs.
+import { fetchPage } from '../../platform/pagination.ts';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -218,8 +219,7 @@ export class CallService implements CallSignals {
     if (f.to) q = q.where('to_number', '=', f.to);
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
-    if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
-    const rows = await q.orderBy('id', 'desc').limit(f.limit + 1).execute();
+    const rows = await fetchPage(q, f);
     const ids = await recordingIdsOf(this.db, rows.map((r) => r.id));
     return { rows, present: (row) => presentCall(row, ids.get(row.id) ?? []) };
   }

@@ -1,4 +1,5 @@
 // Reading the event log: every event emitted in the caller's account and mode, newest first.
+import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { EventRow, Mode } from '../../store/platform-tables.ts';
@@ -14,14 +15,13 @@ export interface EventFilters {
 export class EventService {
   constructor(private readonly db: Kysely<Tables>) {}
 
-  async list(accountId: string, mode: Mode, filters: EventFilters, page: { limit: number; startingAfter?: string | undefined }): Promise<EventRow[]> {
+  async list(accountId: string, mode: Mode, filters: EventFilters, page: PageInput): Promise<EventRow[]> {
     let q = this.db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (filters.type) q = q.where('type', '=', filters.type);
     if (filters.resourceId) q = q.where('resource_id', '=', filters.resourceId);
     if (filters.createdGte) q = q.where('created_at', '>=', filters.createdGte);
     if (filters.createdLte) q = q.where('created_at', '<=', filters.createdLte);
-    if (page.startingAfter) q = q.where('id', '<', page.startingAfter);
-    return q.orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return fetchPage(q, page);
   }
 
   async get(accountId: string, mode: Mode, id: string): Promise<EventRow> {

@@ -1,4 +1,5 @@
 // API keys: scoped, per mode, hashed at rest, shown once, rotated with a grace period.
+import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import ipaddr from 'ipaddr.js';
 import type { Tables } from '../../store/tables.ts';
@@ -116,10 +117,9 @@ export class KeyService {
     return row;
   }
 
-  async list(accountId: string, mode: Mode, page: { limit: number; startingAfter?: string | undefined }): Promise<ApiKeyRow[]> {
+  async list(accountId: string, mode: Mode, page: PageInput): Promise<ApiKeyRow[]> {
     let q = this.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
-    if (page.startingAfter) q = q.where('id', '<', page.startingAfter);
-    return q.orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return fetchPage(q, page);
   }
 
   /**

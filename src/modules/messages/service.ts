@@ -1,6 +1,7 @@
 // Messages: sending (SMS, MMS, WhatsApp) through the mode's carrier, inbound messages,
 // the WhatsApp 24-hour window, and the status machine whose every change emits its event
 // (message.queued at creation, then one per carrier step), in order, with the full message.
+import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Tables } from '../../store/tables.ts';
@@ -218,8 +219,7 @@ export class MessageService {
     if (q.createdGte) query = query.where('created_at', '>=', new Date(q.createdGte).toISOString());
     if (q.createdLte) query = query.where('created_at', '<=', new Date(q.createdLte).toISOString());
     if (!byCreated) {
-      if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-      return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+      return fetchPage(query, q);
     }
     if (q.startingAfter) {
       const cursor = await this.db.selectFrom('messages').select(['id', 'created_at'])

@@ -1,5 +1,6 @@
 // Phone numbers: search the inventory, provision, update, release, and the state changes
 // ports make (porting -> active fires `number.ported`). Every change commits with its event.
+import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
@@ -220,8 +221,7 @@ export class NumberService {
     query = q.status ? query.where('status', '=', q.status) : query.where('status', '!=', 'released');
     if (q.phoneNumber) query = query.where('phone_number', '=', q.phoneNumber);
     if (q.temporary !== undefined) query = query.where('temporary', '=', q.temporary ? 1 : 0);
-    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-    return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    return fetchPage(query, q);
   }
 
   async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: { friendly_name?: string | null | undefined; webhook_url?: string | null | undefined; agent_id?: string | null | undefined }): Promise<NumberRow> {

@@ -3,6 +3,7 @@
 // the first minute. The losing carrier's answers and the FOC cut-over are durable jobs on
 // the account's sandbox test clock. On completion the ported numbers become active and
 // `number.ported` fires for each; temporary numbers stay until the customer releases them.
+import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Tables } from '../../store/tables.ts';
@@ -154,8 +155,7 @@ export class PortService {
   async list(accountId: string, mode: Mode, q: { limit: number; startingAfter?: string | undefined; status?: PortStatus | undefined }) {
     let query = this.db.selectFrom('ports').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (q.status) query = query.where('status', '=', q.status);
-    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-    const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    const rows = await fetchPage(query, q);
     const numbers = await this.numbersOf(this.db, rows.map((r) => r.id));
     return { rows, present: (row: PortRow) => presentPort(row, numbers.filter((n) => n.port_id === row.id)) };
   }

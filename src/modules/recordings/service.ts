@@ -3,6 +3,7 @@
 // when it ends; then processed (the carrier hands over audio and transcript, we store a
 // WAV) and `ready`. Redaction masks PII in the transcript and zeroes the matching audio,
 // overwriting the only copy.
+import { fetchPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
@@ -265,8 +266,7 @@ export class RecordingService {
     if (f.status) q = q.where('status', '=', f.status);
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
-    if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
-    return q.orderBy('id', 'desc').limit(f.limit + 1).execute();
+    return fetchPage(q, f);
   }
 }
 

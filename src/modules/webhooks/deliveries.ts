@@ -2,6 +2,7 @@
 // last scheduled attempt failed (status `dead`); replaying one (or a failed one) starts a
 // new round of attempts on the same delivery, so the receiver sees the same event id and
 // the attempt history stays in one place.
+import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode } from '../../store/platform-tables.ts';
@@ -49,11 +50,6 @@ export interface Delivery {
   attempts: Attempt[];
 }
 
-export interface PageInput {
-  limit: number;
-  startingAfter?: string | undefined;
-}
-
 export interface DeliveryFilters {
   webhookId?: string | undefined;
   eventId?: string | undefined;
@@ -74,8 +70,7 @@ export class DeliveryService {
     if (filters.status) q = q.where('status', '=', filters.status);
     if (filters.createdGte) q = q.where('created_at', '>=', filters.createdGte);
     if (filters.createdLte) q = q.where('created_at', '<=', filters.createdLte);
-    if (page.startingAfter) q = q.where('id', '<', page.startingAfter);
-    return q.orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return fetchPage(q, page);
   }
 
   async get(accountId: string, mode: Mode, id: string, db: Kysely<Tables> = this.db): Promise<WebhookDeliveryRow> {

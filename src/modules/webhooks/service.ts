@@ -1,6 +1,7 @@
 // Webhook subscriptions (endpoints) per account and mode: create (the secret is shown once),
 // list, get, update, delete, secret rotation with a grace period, the per-mode default
 // secret, and the test event. Deliveries and dead letters live in deliveries.ts.
+import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { EventRow, Mode } from '../../store/platform-tables.ts';
@@ -108,10 +109,9 @@ export class WebhookService {
     return row;
   }
 
-  async list(accountId: string, mode: Mode, page: { limit: number; startingAfter?: string | undefined }): Promise<WebhookEndpointRow[]> {
+  async list(accountId: string, mode: Mode, page: PageInput): Promise<WebhookEndpointRow[]> {
     let q = this.db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
-    if (page.startingAfter) q = q.where('id', '<', page.startingAfter);
-    return q.orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return fetchPage(q, page);
   }
 
   async update(caller: Caller, id: string, patch: EndpointInput): Promise<WebhookEndpointRow> {

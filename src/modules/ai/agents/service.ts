@@ -1,6 +1,7 @@
 // AI agents: create, read, update (including which numbers they answer), pause and delete.
 // An agent's numbers live on the numbers themselves (numbers.agent_id), so assigning from
 // either side (PATCH /v1/numbers/{id} or the agent's number_ids) is one fact, never two.
+import { fetchPage } from '../../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../store/tables.ts';
 import type { Mode, NumberRow } from '../../../store/platform-tables.ts';
@@ -131,8 +132,7 @@ export class AgentService {
   async list(accountId: string, mode: Mode, q: { limit: number; startingAfter?: string | undefined; status?: 'active' | 'paused' | undefined }): Promise<{ rows: AgentRow[]; present: (row: AgentRow) => Agent }> {
     let query = this.db.selectFrom('ai_agents').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     query = q.status ? query.where('status', '=', q.status) : query.where('status', '!=', 'deleted');
-    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-    const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    const rows = await fetchPage(query, q);
     const related = await this.related(this.db, rows.map((r) => r.id));
     return { rows, present: (row) => presentAgent(row, related.get(row.id)!) };
   }

@@ -1,6 +1,7 @@
 // Conversations: reading them (GET, lists with filters), starting one when an inbound call
 // reaches a number with an agent, and completing one (ai.conversation.completed, then a
 // durable scoring job). The turn-by-turn running lives in runner.ts.
+import { fetchPage } from '../../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../store/tables.ts';
 import type { Mode } from '../../../store/platform-tables.ts';
@@ -124,8 +125,7 @@ export class ConversationService {
     if (f.scoreLte !== undefined) q = q.where('score_overall', '<=', f.scoreLte);
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
-    if (f.startingAfter) q = q.where('id', '<', f.startingAfter);
-    return q.orderBy('id', 'desc').limit(f.limit + 1).execute();
+    return fetchPage(q, f);
   }
 
   /**

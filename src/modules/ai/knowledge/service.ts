@@ -2,6 +2,7 @@
 // sentences) and stored, all in the push request's transaction; the agent's
 // knowledge_version moves with every change so retrieval indexes rebuild (index-cache.ts).
 // A bad document rejects the whole push: nothing is stored.
+import { fetchPage, type PageInput } from '../../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../store/tables.ts';
 import type { Mode } from '../../../store/platform-tables.ts';
@@ -111,11 +112,10 @@ export class KnowledgeService {
     });
   }
 
-  async list(accountId: string, mode: Mode, agentId: string, q: { limit: number; startingAfter?: string | undefined }): Promise<KnowledgeDocumentRow[]> {
+  async list(accountId: string, mode: Mode, agentId: string, q: PageInput): Promise<KnowledgeDocumentRow[]> {
     await this.agents.load(this.db, accountId, mode, agentId);
     let query = this.db.selectFrom('ai_knowledge_documents').selectAll().where('agent_id', '=', agentId);
-    if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-    return query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+    return fetchPage(query, q);
   }
 
   async get(accountId: string, mode: Mode, agentId: string, docId: string): Promise<KnowledgeDocument> {

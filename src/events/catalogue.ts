@@ -61,7 +61,3 @@ export const EVENT_TYPES = {
 } as const;
 
 export type EventType = keyof typeof EVENT_TYPES;
-
-export function isEventType(value: string): value is EventType {
-  return Object.hasOwn(EVENT_TYPES, value);
-}

@@ -16,7 +16,3 @@ export function offsetClock(base: Clock, offsetMs: number): Clock {
 export function iso(date: Date): string {
   return date.toISOString();
 }
-
-export function addSeconds(date: Date, seconds: number): Date {
-  return new Date(date.getTime() + seconds * 1000);
-}

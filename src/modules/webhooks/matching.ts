@@ -28,7 +28,8 @@ export function normaliseEventPatterns(events: string[] | undefined): string[] {
   const list = events && events.length > 0 ? events : ['*'];
   const types = Object.keys(EVENT_TYPES);
   list.forEach((p, i) => {
-    const known = p === '*' || types.includes(p) || (p.endsWith('.*') && types.some((t) => t.startsWith(p.slice(0, -1))));
+    // A pattern is known when it would match at least one type of the catalogue.
+    const known = types.some((t) => matches([p], t));
     if (!known) throw invalidField(`events.${i}`, `"${p}" is not an event type; use "*", a type from the catalogue or "<prefix>.*".`, 'unknown_event_type');
   });
   return list.includes('*') ? ['*'] : [...new Set(list)];

@@ -269,9 +269,16 @@ export class JobQueue {
         ran++;
         continue;
       }
-      // A job of this clock may be in a worker's hands right now: wait for it.
+      // A job of this clock may be in a worker's hands right now: running, or (PostgreSQL)
+      // still pending but locked by a worker's claim in flight, which SKIP LOCKED passed
+      // over. Wait until no job of this clock is due or running.
+      const now = this.clock.now().toISOString();
       const busy = await this.db.selectFrom('jobs').select('id').where('clock_id', '=', clockId)
-        .where('state', '=', 'running').where('locked_until', '>', this.clock.now().toISOString()).executeTakeFirst();
+        .where((eb) => eb.or([
+          eb.and([eb('state', '=', 'running'), eb('locked_until', '>', now)]),
+          eb.and([eb('state', '=', 'pending'), eb('run_at', '<=', now)]),
+        ]))
+        .executeTakeFirst();
       if (!busy) return ran;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

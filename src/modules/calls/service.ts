@@ -307,8 +307,7 @@ export class CallService implements CallSignals {
   }
 
   async answered(trx: Trx, call: CallRow): Promise<void> {
-    const clock = await this.clockOf(trx, call);
-    await transition(trx, this.deps(clock), call, 'in_progress', { answered_at: clock.now().toISOString() });
+    await transition(trx, this.deps(await this.clockOf(trx, call)), call, 'in_progress');
   }
 
   async ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void> {

@@ -69,6 +69,8 @@ export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, t
   const now = deps.clock.now().toISOString();
   const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
   const changes = { ...extra, status: to, timestamps: JSON.stringify(timestamps), updated_at: now };
+  // One instant per transition: answered_at and ended_at equal their timestamps entry.
+  if (to === 'in_progress') changes.answered_at ??= now;
   if (isFinal(to)) changes.ended_at ??= now;
   await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
   const next: CallRow = { ...row, ...changes };

@@ -27,7 +27,7 @@ export interface Config {
   /** Extra non-business days for porting, YYYY-MM-DD. */
   holidays: string[];
   workerConcurrency: number;
-  /** How long a node trusts a cached API-key lookup; changes made on this node clear it at once. */
+  /** How long a node trusts a cached API-key lookup or active-call count; changes made on this node clear them at once. */
   keyCacheTtlMs: number;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */

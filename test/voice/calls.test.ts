@@ -322,9 +322,17 @@ describe('GET /v1/account', () => {
   test('shows the calls queued, ringing or in progress', async () => {
     const other = await t.createAccount('growth');
     const mine = t.as(other.keys.sandbox);
+    // Read first, so the count is cached: each change must still show at once.
+    assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
     const res = await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: MAGIC.staysUp, record: false });
     assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 1);
     await mine.post(`/v1/calls/${res.body.id}/hangup`);
+    assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
+
+    // A call the simulator ends by itself (a job, not a request) leaves the count at once too.
+    const ordinary = await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: ORDINARY, record: false });
+    assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 1);
+    while ((await mine.get(`/v1/calls/${ordinary.body.id}`)).body.status !== 'completed') await new Promise((r) => setTimeout(r, 10));
     assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
     assert.equal(eventsOf(receiver, res.body.id).length, 0, 'another account\'s events never reach this receiver');
   });

@@ -19,6 +19,7 @@ import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier, VoiceCarriers
 import type { CallRow } from './tables.ts';
 import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
+import { ActiveCallCounts } from './active-counts.ts';
 
 export interface CreateCallInput {
   from: string;
@@ -77,7 +78,15 @@ export class CallService implements CallSignals {
   private readonly listeners: CallListener[] = [];
   private readonly transferListeners: TransferListener[] = [];
 
-  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {}
+  private readonly activeCounts: ActiveCallCounts;
+
+  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {
+    const countNow = prepare(this.db, (a: string, m: Mode) => activeCallsQuery(this.db, a, m), 2);
+    this.activeCounts = new ActiveCallCounts(platform.config.keyCacheTtlMs, async (accountId, mode) => {
+      const [row] = await countNow(accountId, mode);
+      return Number(row?.n ?? 0);
+    });
+  }
 
   private get db() {
     return this.platform.database.db;
@@ -99,6 +108,7 @@ export class CallService implements CallSignals {
       clock,
       present: (trx, row) => presentOne(trx, row),
       afterUpdate: async (trx, row, from) => {
+        this.activeCounts.changed(trx, row.account_id, row.mode);
         for (const listener of this.listeners) await listener(trx, row, from, clock);
       },
     };
@@ -195,15 +205,10 @@ export class CallService implements CallSignals {
     return Number(row?.n ?? 0);
   }
 
-  private countActivePrepared?: (accountId: string, mode: Mode) => Promise<Array<{ n: string | number | bigint }>>;
-
-  /** For GET /v1/account, which runs it on every request: compiled once. */
-  async activeCalls(accountId: string, mode: Mode): Promise<number> {
-    this.countActivePrepared ??= prepare(this.db, (a: string, m: Mode) => activeCallsQuery(this.db, a, m), 2);
-    const [row] = await this.countActivePrepared(accountId, mode);
-    return Number(row?.n ?? 0);
+  /** For GET /v1/account, which shows it on every request (see active-counts.ts). */
+  activeCalls(accountId: string, mode: Mode): Promise<number> {
+    return this.activeCounts.get(accountId, mode, this.platform.clock.now().getTime());
   }
-
 
   async get(accountId: string, mode: Mode, id: string): Promise<Call> {
     const row = await this.db.selectFrom('calls').selectAll()
@@ -343,7 +348,9 @@ export class CallService implements CallSignals {
     return { ...extra, transfers: JSON.stringify(settled) };
   }
 
+  /** Emits a call event outside a transition (creation, transfers); a creation changes the active count. */
   private async emit(trx: Trx, row: CallRow, type: EventType, object: Call, clock: Clock): Promise<void> {
+    this.activeCounts.changed(trx, row.account_id, row.mode);
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type, resourceType: 'call', resourceId: row.id, object, webhookUrl: row.webhook_url, clock,
     });

@@ -3,6 +3,7 @@
 // requests and jobs, then close the database).
 import { buildApp, type Built } from './app.ts';
 import type { Config } from './config.ts';
+import type { RateLimiter } from './platform/rate-limiter.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
@@ -13,7 +14,7 @@ export interface Server {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, opts: { logger?: boolean | object; printFirstRunKeys?: boolean } = {}): Promise<Server> {
+export async function startServer(config: Config, opts: { logger?: boolean | object; printFirstRunKeys?: boolean; limiter?: RateLimiter } = {}): Promise<Server> {
   let onPoolError: (err: Error) => void = (err) => {
     process.stderr.write(`switchboard: database: ${err.message}\n`);
   };
@@ -21,7 +22,9 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true, onPoolError: (err) => onPoolError(err),
   });
   await migrateToLatest(database);
-  const built = await buildApp({ config, database, ...(opts.logger !== undefined ? { logger: opts.logger } : {}) });
+  const built = await buildApp({
+    config, database, ...(opts.logger !== undefined ? { logger: opts.logger } : {}), ...(opts.limiter ? { limiter: opts.limiter } : {}),
+  });
   const { app, platform, services } = built;
   onPoolError = (err) => app.log.warn({ err }, 'database connection problem (a lost idle PostgreSQL connection is replaced; a failed SQLite checkpoint is retried)');
 

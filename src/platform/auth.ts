@@ -59,13 +59,16 @@ export function ipAllowed(allowedJson: string, ip: string): boolean {
   return ranges.some(([range, bits]) => address.kind() === range.kind() && address.match([range, bits] as any));
 }
 
-type KeyLookup = ApiKeyRow & { account: AccountRow; offset_ms: number | null };
+type KeyLookup = ApiKeyRow & { account: AccountRow; offset_ms: number | null; scopeList: string[] };
 
-async function findKey(platform: Platform, secret: string, nowMs: number): Promise<KeyLookup | undefined> {
+/** A cached lookup answers synchronously: most requests never leave this tick for auth. */
+function findKey(platform: Platform, secret: string, nowMs: number): KeyLookup | undefined | Promise<KeyLookup | undefined> {
   const hash = sha256Hex(secret);
   const cache = platform.keyCache as KeyCache<KeyLookup>;
-  const cached = cache.get(hash, nowMs);
-  if (cached) return cached;
+  return cache.get(hash, nowMs) ?? loadKey(platform, hash, nowMs);
+}
+
+async function loadKey(platform: Platform, hash: string, nowMs: number): Promise<KeyLookup | undefined> {
   const row = await platform.database.db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -86,40 +89,44 @@ async function findKey(platform: Platform, secret: string, nowMs: number): Promi
       created_at: row.a_created_at, updated_at: row.a_updated_at,
     },
     offset_ms: row.offset_ms === null ? null : Number(row.offset_ms),
+    scopeList: JSON.parse(row.scopes) as string[],
   };
-  cache.set(hash, found, nowMs);
+  (platform.keyCache as KeyCache<KeyLookup>).set(hash, found, nowMs);
   return found;
 }
+
+/** Runs `next` on a value now, or once it resolves: the hot path stays synchronous when it can. */
+function then<T>(value: T | Promise<T>, next: (value: T) => Pending): Pending {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** What the auth steps return: nothing (go on), the reply (answered early), or either later. */
+type Pending = void | FastifyReply | Promise<unknown>;
 
 export function registerAuth(app: FastifyInstance, platform: Platform, opts: AuthOptions): void {
   app.decorateRequest('auth', null as any);
   const anonymous = { perMinute: opts.anonymousPerMinute };
 
-  async function anonymousLimit(request: FastifyRequest, reply: FastifyReply, consume: boolean): Promise<RateLimitDecision> {
-    const key = `ip:${request.ip}`;
-    const now = platform.clock.now().getTime();
-    const d = await (consume ? opts.limiter.consume(key, anonymous, now) : opts.limiter.peek(key, anonymous, now));
-    setRateHeaders(reply, d);
-    return d;
+  /** Public routes and non-API paths spend nothing, but still show the caller's IP bucket. */
+  function showAnonymousLimit(request: FastifyRequest, reply: FastifyReply): Pending {
+    const d = opts.limiter.peek(`ip:${request.ip}`, anonymous, platform.clock.now().getTime());
+    return then(d, (decision) => { setRateHeaders(reply, decision); });
   }
 
-  async function refuse(request: FastifyRequest, reply: FastifyReply, problem: Problem): Promise<void> {
-    const d = await anonymousLimit(request, reply, true);
-    if (!d.allowed) {
-      await sendProblem(request, reply, rateLimited(d, 'Your address'));
-      return;
-    }
-    if (problem.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard"');
-    await sendProblem(request, reply, problem);
+  /** Requests without a valid key spend from their IP's bucket, then get their problem. */
+  function refuse(request: FastifyRequest, reply: FastifyReply, problem: Problem): Pending {
+    return then(opts.limiter.consume(`ip:${request.ip}`, anonymous, platform.clock.now().getTime()), (d) => {
+      setRateHeaders(reply, d);
+      if (!d.allowed) return sendProblem(request, reply, rateLimited(d, 'Your address'));
+      if (problem.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard"');
+      return sendProblem(request, reply, problem);
+    });
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  function authenticate(request: FastifyRequest, reply: FastifyReply): Pending {
     const config = request.routeOptions.config;
     const isV1 = request.url.startsWith('/v1/') || request.url === '/v1';
-    if (config.public || !isV1) {
-      await anonymousLimit(request, reply, false);
-      return;
-    }
+    if (config.public || !isV1) return showAnonymousLimit(request, reply);
 
     const header = request.headers.authorization;
     if (!header) {
@@ -131,15 +138,21 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       return refuse(request, reply, new Problem('invalid_api_key', 'The Authorization header must be "Bearer " followed by an sb_test_ or sb_live_ key.'));
     }
     const now = platform.clock.now();
-    const key = await findKey(platform, secret, now.getTime());
+    return then(findKey(platform, secret, now.getTime()), (key) => admit(request, reply, key, now));
+  }
+
+  function admit(request: FastifyRequest, reply: FastifyReply, key: KeyLookup | undefined, now: Date): Pending {
     if (!key) return refuse(request, reply, new Problem('invalid_api_key', 'No API key matches the one provided.'));
     if (key.status === 'revoked') return refuse(request, reply, new Problem('api_key_revoked', `API key ${key.id} was revoked.`));
     if (key.expires_at !== null && key.expires_at <= now.toISOString()) {
       return refuse(request, reply, new Problem('api_key_expired', `API key ${key.id} expired at ${key.expires_at} after being rotated; use its replacement.`));
     }
-
     const limits = limitsOf(key.account);
-    const d = await opts.limiter.consume(`${key.account_id}:${key.mode}`, { perMinute: limits.requests_per_minute }, now.getTime());
+    const decision = opts.limiter.consume(`${key.account_id}:${key.mode}`, { perMinute: limits.requests_per_minute }, now.getTime());
+    return then(decision, (d) => authorize(request, reply, key, d, now));
+  }
+
+  function authorize(request: FastifyRequest, reply: FastifyReply, key: KeyLookup, d: RateLimitDecision, now: Date): Pending {
     setRateHeaders(reply, d);
     if (!d.allowed) return sendProblem(request, reply, rateLimited(d, `Account ${key.account_id} (${key.mode})`));
 
@@ -150,21 +163,35 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       return sendProblem(request, reply, new Problem('trial_expired', `The trial ended at ${key.account.trial_ends_at}. Choose a plan to keep using live mode; sandbox keys keep working.`));
     }
 
-    const scopes = JSON.parse(key.scopes) as string[];
     request.auth = {
       account: key.account,
       mode: key.mode,
       keyId: key.id,
-      scopes,
+      scopes: key.scopeList,
       clock: key.offset_ms ? offsetClock(platform.clock, key.offset_ms) : platform.clock,
     };
 
-    const needed = config.scope;
+    const needed = request.routeOptions.config.scope;
     // Unknown routes have no scope and fall through to the 404 handler.
-    if (needed && !grants(scopes, needed)) {
+    if (needed && !grants(key.scopeList, needed)) {
       return sendProblem(request, reply, new Problem('insufficient_scope', `This request needs the "${needed}" scope, which key ${key.id} does not have.`, {
         extensions: { required_scope: needed },
       }));
     }
+  }
+
+  // A callback hook rather than an async one: with a cached key and the in-memory limiter,
+  // authentication finishes without a promise. A hook that answered early (a problem) must
+  // not call done(); a promise settles only once its answer is written, so done() is safe.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Pending;
+    try {
+      pending = authenticate(request, reply);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (pending === reply) return;
+    if (pending instanceof Promise) pending.then(() => done(), done);
+    else done();
   });
 }

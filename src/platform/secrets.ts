@@ -1,6 +1,6 @@
 // Secret generation and hashing. API keys carry 32 random bytes in base62 (43 characters);
 // only their SHA-256 is stored. High-entropy secrets need no salt or slow hash.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -20,8 +20,9 @@ export function newKeySecret(prefix: string): string {
   return prefix + base62(randomBytes(32), KEY_BODY_LENGTH);
 }
 
+/** One-shot hashing (no Hash object per call): it runs on every authenticated request. */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

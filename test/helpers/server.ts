@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { startServer, type Server } from '../../src/main.ts';
 import type { PlanName } from '../../src/modules/accounts/plans.ts';
 import { createTestStore, type TestStore } from './database.ts';
+import type { RateLimiter } from '../../src/platform/rate-limiter.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -51,11 +52,11 @@ export const TEST_ENV: Record<string, string> = {
   SWITCHBOARD_WORKER_POLL_MS: '50',
 };
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, opts: { limiter?: RateLimiter } = {}): Promise<TestServer> {
   const store = await createTestStore();
   const config = loadConfig({ ...TEST_ENV, ...env }, { host: '127.0.0.1', port: 0, dataDir: store.dataDir });
   config.databaseUrl = store.databaseUrl;
-  const server = await startServer(config, { logger: false });
+  const server = await startServer(config, { logger: false, ...opts });
   const url = server.url;
 
   async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {

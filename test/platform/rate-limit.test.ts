@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { MemoryRateLimiter, type RateLimiter } from '../../src/platform/rate-limiter.ts';
 
 let t: TestServer;
 before(async () => { t = await startTestServer(); });
@@ -73,5 +74,41 @@ describe('trial', () => {
     const sandbox = await t.as(acct.keys.sandbox).get('/v1/account');
     assert.equal(sandbox.status, 200);
     assert.equal(sandbox.body.trial_expired, true);
+  });
+});
+
+describe('a rate limiter that answers asynchronously, as a shared store (Redis) would', () => {
+  let shared: TestServer;
+  before(async () => {
+    const memory = new MemoryRateLimiter();
+    const later = <T>(value: T) => new Promise<T>((resolve) => setImmediate(() => resolve(value)));
+    const limiter: RateLimiter = {
+      consume: (key, policy, nowMs) => later(memory.consume(key, policy, nowMs)),
+      peek: (key, policy, nowMs) => later(memory.peek(key, policy, nowMs)),
+    };
+    shared = await startTestServer({}, { limiter });
+  });
+  after(() => shared.close());
+
+  test('every path still answers with its headers, and the limit still holds', async () => {
+    const acct = await shared.createAccount('trial');
+    const ok = await shared.as(acct.keys.sandbox).get('/v1/account');
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('x-switchboard-ratelimit-remaining'), '59');
+    assert.equal(ok.body.usage.requests_remaining, 59);
+
+    const unknown = await shared.as(`sb_test_${'x'.repeat(43)}`).get('/v1/account');
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.headers.get('www-authenticate'), 'Bearer realm="switchboard"');
+    assert.ok(unknown.headers.get('x-switchboard-ratelimit-remaining'));
+
+    const health = await shared.request('GET', '/healthz');
+    assert.equal(health.status, 200);
+    assert.ok(health.headers.get('ratelimit-policy'));
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 70 && !statuses.includes(429); i++) statuses.push((await shared.as(acct.keys.sandbox).get('/v1/account')).status);
+    assert.equal(statuses.at(-1), 429);
+    assert.ok(statuses.filter((s) => s === 200).length >= 59);
   });
 });

@@ -19,6 +19,7 @@ import { ProblemSchema } from './platform/schemas.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
 import { KeyCache } from './platform/key-cache.ts';
+import { lazyChildLogger } from './platform/lazy-logger.ts';
 import { collapseNullableUnions } from './platform/nullable-schemas.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { SandboxClocks } from './jobs/sandbox-clocks.ts';
@@ -64,6 +65,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
         'req.headers["idempotency-key"]', 'secret', '*.secret', '*.signing_secret',
       ],
     },
+    childLoggerFactory: lazyChildLogger,
     trustProxy: config.trustProxy as any,
     bodyLimit: 1024 * 1024,
     genReqId: () => newId('request'),

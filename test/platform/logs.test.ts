@@ -39,6 +39,7 @@ test('trace-level logs of real requests contain no API key or signing secret', a
     assert.match(hook.secret, /^whsec_/);
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(logs.includes('"level":10') || logs.includes('incoming request'), 'the server did log the requests');
+    assert.match(logs, /"reqId":"req_[0-9a-z]{26}".*"msg":"incoming request"/, 'request lines carry their request id');
     for (const secret of [created.keys.sandbox, created.keys.live, key.secret, hook.secret, 'sb_test_notarealkeyatall']) {
       assert.equal(logs.includes(secret), false, `a secret (${secret.slice(0, 10)}...) appeared in the logs`);
     }

@@ -169,6 +169,7 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       keyId: key.id,
       scopes: key.scopeList,
       clock: key.offset_ms ? offsetClock(platform.clock, key.offset_ms) : platform.clock,
+      rateLimit: d,
     };
 
     const needed = request.routeOptions.config.scope;

@@ -10,6 +10,7 @@ import type { Mode } from '../store/platform-tables.ts';
 import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
 import type { KeyCache } from './key-cache.ts';
+import type { RateLimitDecision } from './rate-limiter.ts';
 
 export interface Platform {
   config: Config;
@@ -31,6 +32,8 @@ export interface AuthContext {
   scopes: string[];
   /** The account's clock in this mode: real time, or the sandbox test clock. */
   clock: Clock;
+  /** This request's rate-limit decision (also sent as headers). */
+  rateLimit: RateLimitDecision;
 }
 
 declare module 'fastify' {

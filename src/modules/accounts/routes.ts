@@ -13,18 +13,20 @@ export function accountRoutes(app: App, { services, platform }: ModuleContext): 
       summary: 'Show the account: plan, limits and current usage',
       response: { 200: AccountWithUsageSchema, ...problemResponses() },
     },
-  }, async (request, reply) => {
-    const { account, mode } = request.auth;
-    const now = platform.clock.now().toISOString();
-    return {
+  }, (request) => {
+    // Synchronous when the active-call count is cached: this is the API's most frequent read.
+    const { account, mode, rateLimit } = request.auth;
+    const present = (concurrentCalls: number) => ({
       ...presentAccount(account),
-      trial_expired: account.plan === 'trial' && account.trial_ends_at !== null && account.trial_ends_at <= now,
+      trial_expired: account.plan === 'trial' && account.trial_ends_at !== null && account.trial_ends_at <= platform.clock.now().toISOString(),
       mode,
       usage: {
-        requests_remaining: Number(reply.getHeader('x-switchboard-ratelimit-remaining') ?? 0),
-        rate_limit_reset_seconds: Number(reply.getHeader('x-switchboard-ratelimit-reset') ?? 0),
-        concurrent_calls: await services.accounts.activeCalls(account.id, mode),
+        requests_remaining: rateLimit.remaining,
+        rate_limit_reset_seconds: rateLimit.resetSeconds,
+        concurrent_calls: concurrentCalls,
       },
-    };
+    });
+    const count = services.accounts.activeCalls(account.id, mode);
+    return typeof count === 'number' ? present(count) : count.then(present);
   });
 }

@@ -49,11 +49,11 @@ export interface AccountOverrides {
 }
 
 /** Counts an account's live calls for `GET /v1/account`; the voice module provides it. */
-export type ActiveCallCounter = (accountId: string, mode: Mode) => Promise<number>;
+export type ActiveCallCounter = (accountId: string, mode: Mode) => number | Promise<number>;
 
 export class AccountService {
   private readonly keys: KeyService;
-  activeCalls: ActiveCallCounter = async () => 0;
+  activeCalls: ActiveCallCounter = () => 0;
 
   /** `onChange` runs after an account's plan or limits change (the auth cache listens). */
   constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, private readonly onChange: () => void = () => {}) {

@@ -18,10 +18,14 @@ export class ActiveCallCounts {
     private readonly countNow: (accountId: string, mode: Mode) => Promise<number>,
   ) {}
 
-  async get(accountId: string, mode: Mode, nowMs: number): Promise<number> {
+  /** A cached count answers synchronously. */
+  get(accountId: string, mode: Mode, nowMs: number): number | Promise<number> {
     const key = `${accountId}:${mode}`;
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > nowMs) return cached.count;
+    return cached && cached.expiresAt > nowMs ? cached.count : this.load(key, accountId, mode, nowMs);
+  }
+
+  private async load(key: string, accountId: string, mode: Mode, nowMs: number): Promise<number> {
     const generation = this.generation;
     const count = await this.countNow(accountId, mode);
     if (generation === this.generation && this.ttlMs > 0) {

@@ -206,7 +206,7 @@ export class CallService implements CallSignals {
   }
 
   /** For GET /v1/account, which shows it on every request (see active-counts.ts). */
-  activeCalls(accountId: string, mode: Mode): Promise<number> {
+  activeCalls(accountId: string, mode: Mode): number | Promise<number> {
     return this.activeCounts.get(accountId, mode, this.platform.clock.now().getTime());
   }
 

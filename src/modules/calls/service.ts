@@ -3,7 +3,6 @@
 // change goes through `transition` (states.ts) inside one transaction with its events and
 // the carrier's next jobs.
 import { fetchPage } from '../../platform/pagination.ts';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
@@ -11,6 +10,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import type { AccountRow, Mode } from '../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
+import { phoneFacts } from '../../platform/phone.ts';
 import { prepare } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
@@ -68,10 +68,10 @@ export const DEFAULT_TIME_LIMIT = 14_400;
 
 /** E.164 checked by libphonenumber; the exact E.164 text is required so stored numbers compare equal. */
 export function e164(field: string, raw: string): string {
-  const parsed = parsePhoneNumberFromString(raw);
-  if (!parsed || !parsed.isValid()) throw invalidField(field, `"${raw}" is not a valid phone number in E.164 format (e.g. +14155550100).`, 'invalid_phone_number');
-  if (parsed.number !== raw) throw invalidField(field, `write the number in E.164 format: "${parsed.number}".`, 'invalid_phone_number');
-  return parsed.number;
+  const parsed = phoneFacts(raw);
+  if (!parsed || !parsed.valid) throw invalidField(field, `"${raw}" is not a valid phone number in E.164 format (e.g. +14155550100).`, 'invalid_phone_number');
+  if (parsed.e164 !== raw) throw invalidField(field, `write the number in E.164 format: "${parsed.e164}".`, 'invalid_phone_number');
+  return parsed.e164;
 }
 
 export class CallService implements CallSignals {

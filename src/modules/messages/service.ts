@@ -3,7 +3,7 @@
 // (message.queued at creation, then one per carrier step), in order, with the full message.
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { phoneFacts } from '../../platform/phone.ts';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import type { Platform } from '../../platform/context.ts';
@@ -350,7 +350,7 @@ function checkContent(channel: Channel, input: { body?: string | undefined; medi
 }
 
 function checkDestination(to: string): void {
-  if (!parsePhoneNumberFromString(to)?.isPossible()) throw invalidField('to', `${to} is not a possible phone number.`, 'invalid_phone_number');
+  if (!phoneFacts(to)?.possible) throw invalidField('to', `${to} is not a possible phone number.`, 'invalid_phone_number');
 }
 
 /** SMS are billed per segment; an MMS or a WhatsApp message is one message whatever its length. */

@@ -5,7 +5,7 @@
 // `number.ported` fires for each; temporary numbers stay until the customer releases them.
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { phoneFacts } from '../../platform/phone.ts';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import type { Platform } from '../../platform/context.ts';
@@ -93,7 +93,7 @@ export class PortService {
       throw new Problem('carrier_unavailable', 'Porting in live mode needs a real carrier, and none is configured. Use a sandbox key to try porting.');
     }
     input.phone_numbers.forEach((phone, i) => {
-      if (!parsePhoneNumberFromString(phone)?.isPossible()) throw invalidField(`phone_numbers.${i}`, `${phone} is not a possible phone number.`, 'invalid_phone_number');
+      if (!phoneFacts(phone)?.possible) throw invalidField(`phone_numbers.${i}`, `${phone} is not a possible phone number.`, 'invalid_phone_number');
     });
     const capabilities = input.capabilities ?? DEFAULT_CAPABILITIES;
     return inTransaction(this.db, async (trx) => {
@@ -298,7 +298,7 @@ function clockIdOf(row: { account_id: string; mode: Mode }): string | null {
 }
 
 function countryOf(phone: string): string {
-  return parsePhoneNumberFromString(phone)?.country ?? 'ZZ';
+  return phoneFacts(phone)?.country ?? 'ZZ';
 }
 
 /** The area code to look for a temporary number in: the ported number's own, when it is NANP. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
-import { insideTransaction } from './transaction.ts';
+import { GroupCommitSqliteDriver } from './sqlite-group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import type { Tables } from './tables.ts';
 
@@ -62,7 +62,7 @@ export function openDatabase(opts: OpenOptions): Database {
   const checkpointer = opts.backgroundCheckpoints
     ? (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (m) => opts.onPoolError?.(new Error(m))))
     : null;
-  const db = new Kysely<Tables>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite) });
   return {
     db,
     engine: 'sqlite',
@@ -74,44 +74,13 @@ export function openDatabase(opts: OpenOptions): Database {
   };
 }
 
-/**
- * SQLite has one connection. Code inside a transaction that queries the database instead
- * of its `trx` would wait for that very transaction: a silent, permanent hang. This makes
- * it fail at once with a message that names the mistake.
- */
-class GuardedSqliteDialect extends SqliteDialect {
-  override createDriver(): Driver {
-    const driver = super.createDriver();
-    const acquire = driver.acquireConnection.bind(driver);
-    driver.acquireConnection = async () => {
-      if (insideTransaction.getStore()) {
-        throw new Error('a query on the database was made inside a transaction: pass the transaction (trx) instead, or it would wait for itself');
-      }
-      return acquire();
-    };
-    return driver;
+/** Kysely's SQLite dialect, with our driver: group commit and the transaction guard. */
+class GroupCommitSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqlite: SQLite.Database) {
+    super({ database: sqlite });
   }
-}
 
-/**
- * Kysely's SQLite driver prepares every query afresh; preparing costs more than running
- * most of our queries. Statements are reusable, so we keep the most recent ones by SQL
- * text (queries use parameters, so the set of distinct texts is small).
- */
-function withStatementCache(sqlite: SQLite.Database, size = 500): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, prop, receiver) {
-      if (prop !== 'prepare') return Reflect.get(target, prop, receiver);
-      return (sql: string) => {
-        let statement = cache.get(sql);
-        if (statement) return statement;
-        statement = prepare(sql);
-        if (cache.size >= size) cache.delete(cache.keys().next().value!);
-        cache.set(sql, statement);
-        return statement;
-      };
-    },
-  });
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.sqlite);
+  }
 }

@@ -1,0 +1,194 @@
+// Kysely's driver for better-sqlite3, with group commit. SQLite has one writer, and each
+// COMMIT writes every page its transaction touched to the WAL: with requests in flight,
+// most of a write request's database time was its own commit. Here the transactions that
+// queue up for the connection run inside one SQLite transaction, each in its own savepoint,
+// and commit together (as PostgreSQL's commit_delay does). Nobody hears "committed" before
+// the group's COMMIT has run; a failing transaction rolls back to its savepoint alone.
+//
+// The connection is handed from one holder to the next in FIFO order. When a holder lets go
+// and nobody waits, or the group is already big or old, the group commits at once, so an
+// idle server commits every transaction immediately, exactly as before.
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery, SelectQueryNode,
+  type DatabaseConnection, type Driver, type QueryResult,
+} from 'kysely';
+import { insideTransaction } from './transaction.ts';
+
+export interface GroupLimits {
+  /** Commit once this many transactions have joined the group... */
+  members: number;
+  /** ...or once it is this old (bounds the wait a transaction adds to its caller's latency). */
+  ageMs: number;
+}
+
+const DEFAULT_LIMITS: GroupLimits = { members: 256, ageMs: 10 };
+const STATEMENT_CACHE_SIZE = 500;
+
+/** One SQLite transaction shared by the Kysely transactions that ran while it was open. */
+class Group {
+  readonly openedAt = Date.now();
+  members = 0;
+  readonly done: Promise<void>;
+  resolve!: () => void;
+  reject!: (err: Error) => void;
+
+  constructor() {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.done.catch(() => {}); // reported to each member that waits on it, never unhandled
+  }
+}
+
+/** One holder's use of the connection, from acquire to release. */
+class Lease implements DatabaseConnection {
+  /** `member` while its own savepoint is open. */
+  state: 'plain' | 'member' | 'released' = 'plain';
+  /** The group this lease's statements ran in, if one was open: it must commit before we answer. */
+  group: Group | null = null;
+  handedOff = false;
+
+  constructor(private readonly driver: GroupCommitSqliteDriver) {}
+
+  executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    this.group ??= this.driver.openGroup;
+    const statement = this.driver.statement(compiled.sql);
+    const parameters = compiled.parameters as unknown[];
+    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(compiled.query)) throw new Error('SQLite only streams SELECT queries');
+    this.group ??= this.driver.openGroup;
+    for (const row of this.driver.statement(compiled.sql).iterate(compiled.parameters as unknown[])) {
+      yield { rows: [row as R] };
+    }
+  }
+}
+
+export class GroupCommitSqliteDriver implements Driver {
+  private held = false;
+  private readonly waiters: Array<() => void> = [];
+  private group: Group | null = null;
+  private readonly statements = new Map<string, SQLite.Statement>();
+
+  constructor(private readonly sqlite: SQLite.Database, private readonly limits: GroupLimits = DEFAULT_LIMITS) {}
+
+  /** The group now open, if any (statements run now become part of it). */
+  get openGroup(): Group | null {
+    return this.group;
+  }
+
+  async init(): Promise<void> {}
+
+  /**
+   * Kysely's own driver prepares every query afresh, and preparing costs more than running
+   * most of ours. Statements are reusable and queries use parameters, so the set of texts
+   * is small: the most recent ones are kept.
+   */
+  statement(sql: string): SQLite.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    // One connection: code inside a transaction that queries the database instead of its
+    // `trx` would wait for that very transaction forever. Fail at once, naming the mistake.
+    if (insideTransaction.getStore()) {
+      throw new Error('a query on the database was made inside a transaction: pass the transaction (trx) instead, or it would wait for itself');
+    }
+    if (this.held) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.held = true;
+    return new Lease(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (!this.group) {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.group = new Group();
+    }
+    lease.group = this.group;
+    this.sqlite.exec('SAVEPOINT member');
+    lease.state = 'member';
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    const group = lease.group!;
+    if (this.group !== group || !this.sqlite.inTransaction) throw this.lost(group);
+    this.sqlite.exec('RELEASE member');
+    lease.state = 'released';
+    group.members++;
+    this.handOff(lease);
+    await group.done;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.state !== 'member') return; // its group's COMMIT failed: nothing left to undo
+    lease.state = 'released';
+    // Some errors (a full disk, say) make SQLite roll back the whole transaction, and with
+    // it the members before this one: they must hear so instead of "committed".
+    if (this.group !== lease.group || !this.sqlite.inTransaction) {
+      this.lost(lease.group!);
+      return;
+    }
+    this.sqlite.exec('ROLLBACK TO member');
+    this.sqlite.exec('RELEASE member');
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (lease.handedOff) return;
+    this.handOff(lease);
+    // Plain statements that ran inside an open group (reads included) answer only once
+    // what they saw or wrote is committed.
+    if (lease.group) await lease.group.done;
+  }
+
+  async destroy(): Promise<void> {
+    if (this.group) this.commitGroup();
+    this.sqlite.close();
+  }
+
+  private handOff(lease: Lease): void {
+    lease.handedOff = true;
+    const next = this.waiters.shift();
+    const group = this.group;
+    if (group && (!next || group.members >= this.limits.members || Date.now() - group.openedAt >= this.limits.ageMs)) {
+      this.commitGroup();
+    }
+    if (next) next();
+    else this.held = false;
+  }
+
+  private commitGroup(): void {
+    const group = this.group!;
+    this.group = null;
+    try {
+      this.sqlite.exec('COMMIT');
+      group.resolve();
+    } catch (err) {
+      if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      group.reject(err as Error);
+    }
+  }
+
+  /** SQLite rolled the group's transaction back under us: fail every member of it. */
+  private lost(group: Group): Error {
+    const err = new Error('SQLite rolled back the transaction this change was part of; it was not saved');
+    if (this.group === group) this.group = null;
+    group.reject(err);
+    return err;
+  }
+}

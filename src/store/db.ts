@@ -59,6 +59,9 @@ export function openDatabase(opts: OpenOptions): Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Each transaction in a commit group is a savepoint, whose undo log is a temp file
+  // unless temporary storage is kept in memory.
+  sqlite.pragma('temp_store = MEMORY');
   const checkpointer = opts.backgroundCheckpoints
     ? (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (m) => opts.onPoolError?.(new Error(m))))
     : null;

@@ -5,9 +5,9 @@
 // and commit together (as PostgreSQL's commit_delay does). Nobody hears "committed" before
 // the group's COMMIT has run; a failing transaction rolls back to its savepoint alone.
 //
-// The connection is handed from one holder to the next in FIFO order. When a holder lets go
-// and nobody waits, or the group is already big or old, the group commits at once, so an
-// idle server commits every transaction immediately, exactly as before.
+// The connection is handed from one holder to the next in FIFO order. A group commits when
+// it is big or old enough, or at the end of the event-loop turn in which the connection
+// fell idle: an idle server commits each transaction within the turn, as before.
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery, SelectQueryNode,
@@ -74,6 +74,7 @@ export class GroupCommitSqliteDriver implements Driver {
   private held = false;
   private readonly waiters: Array<() => void> = [];
   private group: Group | null = null;
+  private commitScheduled = false;
   private readonly statements = new Map<string, SQLite.Statement>();
 
   constructor(private readonly sqlite: SQLite.Database, private readonly limits: GroupLimits = DEFAULT_LIMITS) {}
@@ -113,6 +114,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
+    if (this.group && this.isFull(this.group)) this.commitGroup();
     if (!this.group) {
       this.sqlite.exec('BEGIN IMMEDIATE');
       this.group = new Group();
@@ -164,12 +166,27 @@ export class GroupCommitSqliteDriver implements Driver {
   private handOff(lease: Lease): void {
     lease.handedOff = true;
     const next = this.waiters.shift();
-    const group = this.group;
-    if (group && (!next || group.members >= this.limits.members || Date.now() - group.openedAt >= this.limits.ageMs)) {
-      this.commitGroup();
+    if (next) {
+      if (this.group && this.isFull(this.group)) this.commitGroup();
+      next();
+      return;
     }
-    if (next) next();
-    else this.held = false;
+    this.held = false;
+    if (this.group && this.isFull(this.group)) this.commitGroup();
+    else if (this.group && !this.commitScheduled) {
+      // better-sqlite3 answers synchronously, so a whole transaction runs within one turn of
+      // the event loop and nobody is ever waiting when it ends. Waiting for the end of this
+      // turn lets the requests whose I/O is already due run theirs into the same group.
+      this.commitScheduled = true;
+      setImmediate(() => {
+        this.commitScheduled = false;
+        if (!this.held && this.group) this.commitGroup();
+      });
+    }
+  }
+
+  private isFull(group: Group): boolean {
+    return group.members >= this.limits.members || Date.now() - group.openedAt >= this.limits.ageMs;
   }
 
   private commitGroup(): void {

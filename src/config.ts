@@ -29,6 +29,8 @@ export interface Config {
   workerConcurrency: number;
   /** How long a node trusts a cached API-key lookup or active-call count; changes made on this node clear them at once. */
   keyCacheTtlMs: number;
+  /** Fail fast when code queries the database inside a transaction instead of its trx (tests, development). */
+  transactionGuard: boolean;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
   jobLeaseMs: number;
@@ -96,6 +98,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
     keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
+    transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
     jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { RateLimiter } from './platform/rate-limiter.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { guardTransactions } from './store/transaction.ts';
 
 export interface Server {
   built: Built;
@@ -18,6 +19,7 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
   let onPoolError: (err: Error) => void = (err) => {
     process.stderr.write(`switchboard: database: ${err.message}\n`);
   };
+  guardTransactions(config.transactionGuard);
   const database = openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true, onPoolError: (err) => onPoolError(err),
   });

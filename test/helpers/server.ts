@@ -50,6 +50,8 @@ export const TEST_ENV: Record<string, string> = {
   SWITCHBOARD_WEBHOOK_RETRY_SCHEDULE: '0.2,0.5,1',
   SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true',
   SWITCHBOARD_WORKER_POLL_MS: '50',
+  // Any query made inside a transaction on the plain database fails the test at once.
+  SWITCHBOARD_TRANSACTION_GUARD: 'true',
 };
 
 export async function startTestServer(env: Record<string, string> = {}, opts: { limiter?: RateLimiter } = {}): Promise<TestServer> {

@@ -14,7 +14,14 @@ export interface Scenario {
   body?: (account: BenchAccount, n: number) => unknown;
   /** Send a unique Idempotency-Key with every request. */
   idempotent?: boolean;
+  /**
+   * Run against a second Switchboard whose job worker is off: the request's own work, with
+   * the simulated carrier's steps left queued instead of competing for the same core.
+   */
+  workerOff?: boolean;
 }
+
+const call = (account: BenchAccount) => ({ from: account.sandboxNumber, to: '+14155550100', record: false });
 
 export const scenarios: Scenario[] = [
   { name: 'GET /v1/account', method: 'GET', path: '/v1/account' },
@@ -30,11 +37,21 @@ export const scenarios: Scenario[] = [
   {
     // A sandbox call with an Idempotency-Key: the key claim, E.164 checks, from-number lookup,
     // the concurrent-call check (Enterprise: none), the insert, call.queued and the carrier's
-    // dial job in one transaction (the simulator then rings, answers and completes it).
+    // dial job in one transaction; the simulator then rings, answers and completes every
+    // call (its delays scaled by 0.001) in the same process, on the same SQLite writer.
     name: 'POST /v1/calls',
     method: 'POST',
     path: '/v1/calls',
-    body: (account) => ({ from: account.sandboxNumber, to: '+14155550100', record: false }),
+    body: call,
     idempotent: true,
+  },
+  {
+    // The same request with the simulator's work left queued: what the API path costs.
+    name: 'POST /v1/calls, worker off',
+    method: 'POST',
+    path: '/v1/calls',
+    body: call,
+    idempotent: true,
+    workerOff: true,
   },
 ];

@@ -7,7 +7,7 @@
 //
 // The connection is handed from one holder to the next in FIFO order. A group commits when
 // it is big or old enough, or at the end of the event-loop turn in which the connection
-// fell idle: an idle server commits each transaction within the turn, as before.
+// fell idle: on an idle server each transaction commits at the end of the turn it ran in.
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery, SelectQueryNode,

@@ -18,7 +18,7 @@ import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts'
 import { ProblemSchema } from './platform/schemas.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
-import { KeyCache } from './platform/key-cache.ts';
+import { TtlCache } from './platform/ttl-cache.ts';
 import { lazyChildLogger } from './platform/lazy-logger.ts';
 import { collapseNullableUnions } from './platform/nullable-schemas.ts';
 import { JobQueue } from './jobs/queue.ts';
@@ -82,7 +82,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     leaseMs: config.jobLeaseMs,
     onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),
   });
-  const keyCache = new KeyCache<unknown>(config.keyCacheTtlMs);
+  const keyCache = new TtlCache<unknown>(config.keyCacheTtlMs);
   const clearKeyCache = () => keyCache.clear();
   const platform: Platform = {
     config, database, clock, jobs, keyCache, log: app.log,

@@ -9,7 +9,7 @@ import { grants } from './scopes.ts';
 import { constantTimeEqual, sha256Hex, KEY_BODY_LENGTH } from './secrets.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 import { offsetClock } from './clock.ts';
-import type { KeyCache } from './key-cache.ts';
+import type { TtlCache } from './ttl-cache.ts';
 import { limitsOf } from '../modules/accounts/plans.ts';
 import type { AccountRow, ApiKeyRow } from '../store/platform-tables.ts';
 
@@ -64,7 +64,7 @@ type KeyLookup = ApiKeyRow & { account: AccountRow; offset_ms: number | null; sc
 /** A cached lookup answers synchronously: most requests never leave this tick for auth. */
 function findKey(platform: Platform, secret: string, nowMs: number): KeyLookup | undefined | Promise<KeyLookup | undefined> {
   const hash = sha256Hex(secret);
-  const cache = platform.keyCache as KeyCache<KeyLookup>;
+  const cache = platform.keyCache as TtlCache<KeyLookup>;
   return cache.get(hash, nowMs) ?? loadKey(platform, hash, nowMs);
 }
 
@@ -91,7 +91,7 @@ async function loadKey(platform: Platform, hash: string, nowMs: number): Promise
     offset_ms: row.offset_ms === null ? null : Number(row.offset_ms),
     scopeList: JSON.parse(row.scopes) as string[],
   };
-  (platform.keyCache as KeyCache<KeyLookup>).set(hash, found, nowMs);
+  (platform.keyCache as TtlCache<KeyLookup>).set(hash, found, nowMs);
   return found;
 }
 

@@ -9,7 +9,7 @@ import type { SandboxClocks } from '../jobs/sandbox-clocks.ts';
 import type { Mode } from '../store/platform-tables.ts';
 import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
-import type { KeyCache } from './key-cache.ts';
+import type { TtlCache } from './ttl-cache.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
 
 export interface Platform {
@@ -20,7 +20,7 @@ export interface Platform {
   jobs: JobQueue;
   sandboxClocks: SandboxClocks;
   /** Cached API-key lookups; cleared by any key, account or test-clock change. */
-  keyCache: KeyCache<unknown>;
+  keyCache: TtlCache<unknown>;
   log: FastifyBaseLogger;
 }
 

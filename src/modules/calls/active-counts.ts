@@ -5,33 +5,27 @@
 // within the TTL. The concurrent-call cap never reads this cache; it counts in its transaction.
 import type { Mode } from '../../store/platform-tables.ts';
 import type { Trx } from '../../store/transaction.ts';
-
-const MAX_ENTRIES = 10_000;
+import { TtlCache } from '../../platform/ttl-cache.ts';
 
 export class ActiveCallCounts {
-  private readonly entries = new Map<string, { count: number; expiresAt: number }>();
+  private readonly counts: TtlCache<number>;
   /** Bumped on every change, so a count read before a change is never cached after it. */
   private generation = 0;
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly countNow: (accountId: string, mode: Mode) => Promise<number>,
-  ) {}
+  constructor(ttlMs: number, private readonly countNow: (accountId: string, mode: Mode) => Promise<number>) {
+    this.counts = new TtlCache(ttlMs);
+  }
 
   /** A cached count answers synchronously. */
   get(accountId: string, mode: Mode, nowMs: number): number | Promise<number> {
     const key = `${accountId}:${mode}`;
-    const cached = this.entries.get(key);
-    return cached && cached.expiresAt > nowMs ? cached.count : this.load(key, accountId, mode, nowMs);
+    return this.counts.get(key, nowMs) ?? this.load(key, accountId, mode, nowMs);
   }
 
   private async load(key: string, accountId: string, mode: Mode, nowMs: number): Promise<number> {
     const generation = this.generation;
     const count = await this.countNow(accountId, mode);
-    if (generation === this.generation && this.ttlMs > 0) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, { count, expiresAt: nowMs + this.ttlMs });
-    }
+    if (generation === this.generation) this.counts.set(key, count, nowMs);
     return count;
   }
 
@@ -39,7 +33,7 @@ export class ActiveCallCounts {
   changed(trx: Trx, accountId: string, mode: Mode): void {
     trx.afterCommit(() => {
       this.generation++;
-      this.entries.delete(`${accountId}:${mode}`);
+      this.counts.delete(`${accountId}:${mode}`);
     });
   }
 }

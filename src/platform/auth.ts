@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 import type { Platform } from './context.ts';
 import { Problem } from './problems.ts';
 import { sendProblem } from './errors.ts';
-import { grants } from './scopes.ts';
+import { grants, type Scope } from './scopes.ts';
 import { constantTimeEqual, sha256Hex, KEY_BODY_LENGTH } from './secrets.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 import { offsetClock } from './clock.ts';
@@ -138,10 +138,11 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       return refuse(request, reply, new Problem('invalid_api_key', 'The Authorization header must be "Bearer " followed by an sb_test_ or sb_live_ key.'));
     }
     const now = platform.clock.now();
-    return then(findKey(platform, secret, now.getTime()), (key) => admit(request, reply, key, now));
+    return then(findKey(platform, secret, now.getTime()), (key) => admit(request, reply, key, now, config.scope));
   }
 
-  function admit(request: FastifyRequest, reply: FastifyReply, key: KeyLookup | undefined, now: Date): Pending {
+  /** `needed`: the route's scope (unknown routes have none and fall through to the 404 handler). */
+  function admit(request: FastifyRequest, reply: FastifyReply, key: KeyLookup | undefined, now: Date, needed: Scope | undefined): Pending {
     if (!key) return refuse(request, reply, new Problem('invalid_api_key', 'No API key matches the one provided.'));
     if (key.status === 'revoked') return refuse(request, reply, new Problem('api_key_revoked', `API key ${key.id} was revoked.`));
     if (key.expires_at !== null && key.expires_at <= now.toISOString()) {
@@ -149,10 +150,10 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
     }
     const limits = limitsOf(key.account);
     const decision = opts.limiter.consume(`${key.account_id}:${key.mode}`, { perMinute: limits.requests_per_minute }, now.getTime());
-    return then(decision, (d) => authorize(request, reply, key, d, now));
+    return then(decision, (d) => authorize(request, reply, key, d, now, needed));
   }
 
-  function authorize(request: FastifyRequest, reply: FastifyReply, key: KeyLookup, d: RateLimitDecision, now: Date): Pending {
+  function authorize(request: FastifyRequest, reply: FastifyReply, key: KeyLookup, d: RateLimitDecision, now: Date, needed: Scope | undefined): Pending {
     setRateHeaders(reply, d);
     if (!d.allowed) return sendProblem(request, reply, rateLimited(d, `Account ${key.account_id} (${key.mode})`));
 
@@ -172,8 +173,6 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       rateLimit: d,
     };
 
-    const needed = request.routeOptions.config.scope;
-    // Unknown routes have no scope and fall through to the 404 handler.
     if (needed && !grants(key.scopeList, needed)) {
       return sendProblem(request, reply, new Problem('insufficient_scope', `This request needs the "${needed}" scope, which key ${key.id} does not have.`, {
         extensions: { required_scope: needed },

@@ -1,7 +1,7 @@
 // `switchboard numbers import`: brings a number the operator already owns on a trunk into
 // an account, either straight in (active at once) or into the account's inventory, where
 // GET /v1/numbers/available finds it and POST /v1/numbers provisions it.
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { phoneFacts } from '../platform/phone.ts';
 import { parse, required, UsageError } from './args.ts';
 import { withStore } from './store.ts';
 import { systemClock } from '../platform/clock.ts';
@@ -24,8 +24,8 @@ export async function numbersCommand(argv: string[], out: (s: string) => void): 
   });
   const mode = (values.mode as string | undefined) ?? 'live';
   if (mode !== 'sandbox' && mode !== 'live') throw new UsageError('--mode must be live or sandbox');
-  const phone = parsePhoneNumberFromString(required(values, 'number'));
-  if (!phone?.isPossible() || !/^\+[1-9]\d{6,14}$/.test(phone.number)) throw new UsageError('--number must be a phone number in E.164, e.g. +14155550100');
+  const phone = phoneFacts(required(values, 'number'));
+  if (!phone?.possible || !/^\+[1-9]\d{6,14}$/.test(phone.e164)) throw new UsageError('--number must be a phone number in E.164, e.g. +14155550100');
   const capabilities = ((values.capabilities as string | undefined) ?? 'voice,sms,mms').split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = capabilities.find((c) => !CAPABILITIES.includes(c));
   if (unknown !== undefined || capabilities.length === 0) throw new UsageError(`--capabilities takes a comma-separated list of ${CAPABILITIES.join(', ')}`);
@@ -41,7 +41,7 @@ export async function numbersCommand(argv: string[], out: (s: string) => void): 
     events.setFanOut(createFanOut({ jobs, clock: systemClock }));
     const numbers = new NumberService(s.database.db, events);
     return numbers.importNumber(systemClock, {
-      accountId: account.id, mode, phoneNumber: phone.number, capabilities, type: type as (typeof TYPES)[number],
+      accountId: account.id, mode, phoneNumber: phone.e164, capabilities, type: type as (typeof TYPES)[number],
       country: phone.country ?? 'ZZ', inventory: Boolean(values.inventory),
     });
   });

@@ -1,6 +1,7 @@
 // One typed configuration, read from environment variables and CLI flags.
 // Every setting here is listed in the README's settings table.
 import { resolve } from 'node:path';
+import { exponentialSchedule } from './modules/webhooks/retry.ts';
 
 export interface LlmConfig {
   baseUrl: string;
@@ -68,8 +69,8 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   return raw;
 }
 
-/** Svix's schedule after the immediate first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
-export const DEFAULT_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+/** After the immediate first attempt: 5 s x 4^k capped at 10 h, nine retries (see webhooks/retry.ts). */
+export const DEFAULT_RETRY_SCHEDULE = exponentialSchedule();
 
 export interface Flags {
   host?: string;

@@ -6,7 +6,8 @@
 // interface (MessagingCarrier), next to this one.
 import type { Trx } from '../store/transaction.ts';
 import type { Mode } from '../store/platform-tables.ts';
-import type { PcmAudio, WavChannelCount, WavSampleRate } from '../media/wav.ts';
+import type { PcmAudio } from '../media/wav.ts';
+import type { RecordingFormat } from './media-port.ts';
 import type { TranscriptSegment } from '../modules/recordings/transcript.ts';
 import type { CallRow } from '../modules/calls/tables.ts';
 import type { HangupCause, HangupSource } from '../modules/calls/states.ts';
@@ -37,10 +38,7 @@ export interface CallSignals {
   transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void>;
 }
 
-export interface RecordingFormat {
-  channels: WavChannelCount;
-  sampleRate: WavSampleRate;
-}
+export type { RecordingFormat } from './media-port.ts';
 
 export interface VoiceCarrier {
   readonly name: string;

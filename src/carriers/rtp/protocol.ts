@@ -1,0 +1,61 @@
+// The messages between the media worker and the thread that owns calls. Commands carry a
+// request number and get exactly one reply; events flow from the worker unasked.
+import type { G711Codec } from './g711.ts';
+import type { PortRange } from './port-range.ts';
+import type { TickerStats } from './ticker.ts';
+import type { WavStreamResult } from './wav-stream.ts';
+
+export interface RemoteMedia {
+  address: string;
+  port: number;
+  codec: G711Codec;
+  payloadType: number;
+  /** The negotiated telephone-event payload type, or null when the peer has none. */
+  dtmfPayloadType: number | null;
+}
+
+export interface SessionStats {
+  packetsReceived: number;
+  packetsSent: number;
+  packetsLost: number;
+  latePackets: number;
+  concealedSamples: number;
+  digits: number;
+  latchedTo: string | null;
+}
+
+export type MediaCommand =
+  | { op: 'open'; id: string; host: string; range: PortRange }
+  | { op: 'remote'; id: string; remote: RemoteMedia }
+  | { op: 'play'; id: string; playId: string; pcm: Int16Array }
+  | { op: 'stop_playback'; id: string }
+  | { op: 'digits'; id: string; digits: string }
+  | { op: 'record'; id: string; path: string }
+  | { op: 'stop_recording'; id: string }
+  | { op: 'bridge'; id: string; peer: string | null }
+  | { op: 'close'; id: string }
+  | { op: 'stats' };
+
+export type MediaReply =
+  | { port: number }
+  | { recording: WavStreamResult | null }
+  | { stats: SessionStats }
+  | { engine: EngineStats }
+  | Record<string, never>;
+
+export interface EngineStats {
+  sessions: number;
+  ticker: TickerStats;
+  /** Event-loop delay of the media thread, 99th percentile, milliseconds. */
+  loopDelayP99Ms: number;
+}
+
+export type MediaEvent =
+  | { type: 'digit'; id: string; digit: string }
+  | { type: 'latched'; id: string; address: string; port: number }
+  | { type: 'played'; id: string; playId: string; interrupted: boolean };
+
+export type WorkerMessage =
+  | { kind: 'reply'; request: number; ok: true; value: MediaReply }
+  | { kind: 'reply'; request: number; ok: false; error: string }
+  | { kind: 'event'; event: MediaEvent };

@@ -1,0 +1,232 @@
+// One call leg's media: a UDP socket, what arrives on it (audio into a jitter buffer, DTMF
+// into a detector), what goes out every 20 ms (a prompt being played, the bridged leg's
+// audio, DTMF, or silence), and the call's recording. Runs inside the media worker and
+// is driven by its ticker in two phases per tick, so a bridge always relays the frame
+// its peer received in the same tick.
+import type { Socket } from 'node:dgram';
+import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g711.ts';
+import { parseRtp, serializeRtp } from './packet.ts';
+import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
+import { JitterBuffer } from './jitter-buffer.ts';
+import { WavStreamWriter, type WavStreamResult } from './wav-stream.ts';
+import type { MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
+
+export const FRAME_SAMPLES = 160;
+
+interface Playback {
+  playId: string;
+  pcm: Int16Array;
+  at: number;
+}
+
+interface Outgoing {
+  payload: Uint8Array;
+  marker: boolean;
+  /** DTMF packets share their event's timestamp; audio uses the running one. */
+  eventTimestamp?: number;
+  payloadType: number;
+}
+
+export class RtpSession {
+  private remote: RemoteMedia | undefined;
+  private latched = false;
+  private readonly jitter = new JitterBuffer();
+  private readonly dtmf = new DtmfDetector();
+  private playQueue: Playback[] = [];
+  private dtmfQueue: string[] = [];
+  private dtmfPackets: Outgoing[] = [];
+  private dtmfGapTicks = 0;
+  private recorder: WavStreamWriter | undefined;
+  private peer: RtpSession | undefined;
+  private readonly ssrc = (Math.random() * 0x100000000) >>> 0;
+  private sequence = (Math.random() * 0x10000) | 0;
+  private timestamp = (Math.random() * 0x100000000) >>> 0;
+  private firstSequence: number | undefined;
+  private highestSequence = 0;
+  private streamSsrc: number | undefined;
+  private receivedInStream = 0;
+  private lostInEarlierStreams = 0;
+  private readonly pcmOut = new Int16Array(FRAME_SAMPLES);
+  /** What this leg received in the current tick (read by a bridged peer). */
+  readonly pcmIn = new Int16Array(FRAME_SAMPLES);
+  private readonly encoded = new Uint8Array(FRAME_SAMPLES);
+  readonly stats: SessionStats = { packetsReceived: 0, packetsSent: 0, packetsLost: 0, latePackets: 0, concealedSamples: 0, digits: 0, latchedTo: null };
+
+  constructor(readonly id: string, readonly port: number, private readonly socket: Socket, private readonly emit: (event: MediaEvent) => void) {
+    socket.on('message', (datagram, from) => this.receive(datagram, from.address, from.port));
+  }
+
+  setRemote(remote: RemoteMedia): void {
+    this.remote = remote;
+    this.latched = false;
+  }
+
+  play(playId: string, pcm: Int16Array): void {
+    this.playQueue.push({ playId, pcm, at: 0 });
+  }
+
+  stopPlayback(): void {
+    for (const playback of this.playQueue) this.emit({ type: 'played', id: this.id, playId: playback.playId, interrupted: true });
+    this.playQueue = [];
+  }
+
+  sendDigits(digits: string): void {
+    this.dtmfQueue.push(...digits.split(''));
+  }
+
+  async startRecording(path: string): Promise<void> {
+    if (this.recorder) throw new Error(`leg ${this.id} is already recording`);
+    this.recorder = await WavStreamWriter.create(path);
+  }
+
+  async stopRecording(): Promise<WavStreamResult | undefined> {
+    const recorder = this.recorder;
+    this.recorder = undefined;
+    return recorder?.close();
+  }
+
+  bridge(peer: RtpSession | undefined): void {
+    this.peer = peer;
+  }
+
+  /** Drops the bridge to a leg that is closing. */
+  forget(leg: RtpSession): void {
+    if (this.peer === leg) this.peer = undefined;
+  }
+
+  /** Phase one of a tick: this tick's inbound frame. */
+  tickIn(): void {
+    this.jitter.pull(this.pcmIn);
+  }
+
+  /** Phase two: choose, send and record this tick's outbound frame. */
+  tickOut(): void {
+    const out = this.nextOutbound();
+    this.recorder?.write(this.pcmIn, out);
+    this.timestamp = (this.timestamp + FRAME_SAMPLES) >>> 0;
+  }
+
+  close(): SessionStats {
+    this.stopPlayback();
+    this.peer = undefined;
+    try {
+      this.socket.close();
+    } catch {
+      // already closed
+    }
+    return this.currentStats();
+  }
+
+  currentStats(): SessionStats {
+    return { ...this.stats, latePackets: this.jitter.stats.late, concealedSamples: this.jitter.stats.concealedSamples };
+  }
+
+  private nextOutbound(): Int16Array {
+    const out = this.pcmOut;
+    out.fill(0);
+    const dtmfPacket = this.nextDtmfPacket();
+    if (dtmfPacket) {
+      this.send(dtmfPacket);
+      return out;
+    }
+    const playback = this.playQueue[0];
+    if (playback) {
+      const chunk = playback.pcm.subarray(playback.at, playback.at + FRAME_SAMPLES);
+      out.set(chunk);
+      playback.at += chunk.length;
+      if (playback.at >= playback.pcm.length) {
+        this.playQueue.shift();
+        this.emit({ type: 'played', id: this.id, playId: playback.playId, interrupted: false });
+      }
+    } else if (this.peer) {
+      out.set(this.peer.pcmIn);
+    }
+    if (this.remote) {
+      this.send({ payload: encodeG711(this.remote.codec, out, this.encoded), marker: false, payloadType: this.remote.payloadType });
+    }
+    return out;
+  }
+
+  private nextDtmfPacket(): Outgoing | undefined {
+    if (!this.remote || this.remote.dtmfPayloadType === null) {
+      this.dtmfQueue = [];
+      return undefined;
+    }
+    if (this.dtmfPackets.length === 0) {
+      if (this.dtmfGapTicks > 0) {
+        this.dtmfGapTicks--;
+        return undefined;
+      }
+      const digit = this.dtmfQueue.shift();
+      if (digit === undefined) return undefined;
+      const eventTimestamp = this.timestamp;
+      this.dtmfPackets = telephoneEventPackets(digit).map((p) => ({ ...p, eventTimestamp, payloadType: this.remote!.dtmfPayloadType as number }));
+      // Silence between digits so the far end sees separate presses.
+      this.dtmfGapTicks = 3;
+    }
+    return this.dtmfPackets.shift();
+  }
+
+  private send(packet: Outgoing): void {
+    if (!this.remote) return;
+    const datagram = serializeRtp({
+      payloadType: packet.payloadType,
+      marker: packet.marker,
+      sequence: this.sequence,
+      timestamp: packet.eventTimestamp ?? this.timestamp,
+      ssrc: this.ssrc,
+      payload: packet.payload,
+    });
+    this.sequence = (this.sequence + 1) & 0xffff;
+    this.stats.packetsSent++;
+    this.socket.send(datagram, this.remote.port, this.remote.address);
+  }
+
+  private receive(datagram: Buffer, address: string, port: number): void {
+    const packet = parseRtp(datagram);
+    if (!packet || !this.remote) return;
+    // Symmetric RTP: the peer's media comes from where it really is (often behind NAT, not
+    // what its SDP said), so answer to the source of the first packet it sends.
+    if (!this.latched) {
+      this.latched = true;
+      if (address !== this.remote.address || port !== this.remote.port) {
+        this.remote = { ...this.remote, address, port };
+      }
+      this.stats.latchedTo = `${address}:${port}`;
+      this.emit({ type: 'latched', id: this.id, address, port });
+    }
+    this.countSequence(packet.ssrc, packet.sequence);
+    this.stats.packetsReceived++;
+    if (packet.payloadType === this.remote.dtmfPayloadType) {
+      const digit = this.dtmf.accept(packet.timestamp, packet.payload);
+      if (digit !== undefined) {
+        this.stats.digits++;
+        this.emit({ type: 'digit', id: this.id, digit });
+        this.peer?.sendDigits(digit);
+      }
+      return;
+    }
+    const codec: G711Codec | undefined = codecOfPayloadType(packet.payloadType);
+    if (!codec) return;
+    this.jitter.push(packet.ssrc, packet.timestamp, decodeG711(codec, packet.payload));
+  }
+
+  private countSequence(ssrc: number, sequence: number): void {
+    // Loss from sequence numbers: packets expected between the first and highest seen
+    // (RFC 3550 appendix A.3), minus those received, per source; a new SSRC (the far end
+    // switched streams, or DTMF from another source) starts a new count.
+    if (ssrc !== this.streamSsrc) {
+      this.streamSsrc = ssrc;
+      this.lostInEarlierStreams = this.stats.packetsLost;
+      this.firstSequence = sequence;
+      this.highestSequence = sequence;
+      this.receivedInStream = 0;
+    } else {
+      const delta = ((sequence - (this.highestSequence & 0xffff) + 0x10000) & 0xffff);
+      if (delta > 0 && delta < 0x8000) this.highestSequence += delta;
+    }
+    this.receivedInStream++;
+    const expected = this.highestSequence - (this.firstSequence as number) + 1;
+    this.stats.packetsLost = this.lostInEarlierStreams + Math.max(0, expected - this.receivedInStream);
+  }
+}

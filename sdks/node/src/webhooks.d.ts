@@ -1,0 +1,13 @@
+import type { Event } from './models.js';
+
+export const DEFAULT_TOLERANCE_SECONDS: number;
+
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+/** Verifies the Standard Webhooks signature on the raw body and returns the event; throws WebhookVerificationError. */
+export function verifyWebhook(
+  payload: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options?: { toleranceSeconds?: number; now?: number },
+): Event;

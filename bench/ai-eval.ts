@@ -1,28 +1,81 @@
-// Evaluates the default AI receptionist engine against the fixture knowledge
-// base (test/fixtures/ai) and prints a report. Run: npx tsx bench/ai-eval.ts
-// Pass --verbose to print every question and answer, not just the failures.
+// Evaluates the default AI receptionist engine and prints a report:
+//  1. the held-out businesses (test/fixtures/ai/heldout), dev and test halves,
+//     per business and overall;
+//  2. per-turn latency on a 50-document knowledge base;
+//  3. the original dental fixture (test/fixtures/ai).
+// Run: npm run eval:ai. `--verbose` lists the dev half's misses, one per line;
+// the test half's per-question results are never printed (they are not for tuning).
 import { DefaultEngine } from '../src/modules/ai/engine/default-engine.ts';
-import { evaluateFixture } from '../src/modules/ai/engine/evaluate.ts';
+import { buildIndex, evaluateFixture, loadFixture } from '../src/modules/ai/engine/evaluate.ts';
+import {
+  evaluateBusiness,
+  knowledgeLines,
+  loadHeldout,
+  percentile,
+  tally,
+  type HeldoutOutcome,
+  type HeldoutSplit,
+  type HeldoutTally,
+} from '../src/modules/ai/engine/evaluate-heldout.ts';
+import type { KnowledgeDocument } from '../src/modules/ai/engine/types.ts';
 
 const verbose = process.argv.includes('--verbose');
-const started = performance.now();
-const result = await evaluateFixture(new DefaultEngine());
-const elapsedMs = performance.now() - started;
+const engine = new DefaultEngine();
 
-console.log('AI receptionist evaluation (default engine, fixture: test/fixtures/ai)\n');
-for (const r of verbose ? result.results : result.failures) {
-  console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.question}`);
-  console.log(`      expected: ${r.expected}`);
-  console.log(`      got:      [${r.got.action}, confidence ${r.got.confidence.toFixed(2)}${r.got.citations.length ? `, cites ${r.got.citations.join(', ')}` : ''}] ${r.got.text}`);
+const pct = (n: number, d: number) => (d === 0 ? '   n/a' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
+const ms = (values: number[]) => `${percentile(values, 50).toFixed(2)} / ${percentile(values, 95).toFixed(2)} ms`;
+
+function row(label: string, t: HeldoutTally): string {
+  return [
+    label.padEnd(12),
+    `right ${String(t.right).padStart(3)}/${String(t.answerable).padEnd(3)} ${pct(t.right, t.answerable)}`,
+    `wrong ${String(t.wrong).padStart(2)} ${pct(t.wrong, knowledgeLines(t))}`,
+    `handed off ${t.unanswerableHandedOff}/${t.unanswerable}`,
+    `transfers ${t.transferred}/${t.personRequests}`,
+    `goodbyes ${t.ended}/${t.goodbyes}`,
+    `clarified ${t.clarified}`,
+    `bad hangups ${t.wrongHangups}`,
+    `turn p50/p95 ${ms(t.turnMs)}`,
+  ].join('  ');
 }
-if (!verbose && result.failures.length === 0) console.log('No failures.');
 
-const pct = (n: number, d: number) => (d === 0 ? 'n/a' : `${Math.round((100 * n) / d)}%`);
+async function heldout(split: HeldoutSplit): Promise<HeldoutOutcome[]> {
+  const all: HeldoutOutcome[] = [];
+  console.log(`Held-out businesses, ${split} half`);
+  for (const business of loadHeldout(split)) {
+    const outcomes = await evaluateBusiness(engine, business);
+    all.push(...outcomes);
+    console.log(row(business.slug, tally(outcomes)));
+  }
+  console.log(row('overall', tally(all)));
+  console.log('');
+  return all;
+}
+
+const dev = await heldout('dev');
+await heldout('test');
+
+if (verbose) {
+  console.log('Dev half, every line not handled as expected:');
+  for (const o of dev.filter((x) => !x.ok)) {
+    const expected = o.question.expect_action ?? JSON.stringify(o.question.expect_fact);
+    console.log(`${o.business.padEnd(10)} ${o.verdict.padEnd(10)} ${o.question.q}\n${' '.repeat(22)}expected ${expected}; got [${o.reply.action}${o.reply.rule ? ` ${o.reply.rule}` : ''} ${o.reply.confidence.toFixed(2)}] ${o.reply.text}`);
+  }
+  console.log('');
+}
+
+// Latency on a 50-document knowledge base: every held-out and fixture document,
+// repeated under new ids until there are 50, asked every held-out line.
+const sources: KnowledgeDocument[] = [...loadHeldout('dev').flatMap((b) => b.documents.map((d) => ({ ...d, documentId: `${b.slug}-${d.documentId}` }))), ...loadFixture().documents];
+const documents = Array.from({ length: 50 }, (_, i) => ({ ...sources[i % sources.length]!, documentId: `doc${i}` }));
+const big = buildIndex(documents);
+const bigTimes: number[] = [];
+for (const split of ['dev', 'test'] as const) {
+  for (const business of loadHeldout(split)) bigTimes.push(...(await evaluateBusiness(engine, business, big)).map((o) => o.ms));
+}
+console.log(`Latency, 50 documents (${big.size} passages), ${bigTimes.length} turns: p50 / p95 ${ms(bigTimes)}, max ${Math.max(...bigTimes).toFixed(2)} ms`);
 console.log('');
-console.log(`questions:          ${result.total}`);
-console.log(`answered correctly: ${result.correct} (${pct(result.correct, result.total)})`);
-console.log(`transfers:          ${result.transfersCorrect}/${result.transfersExpected}`);
-console.log(`messages taken:     ${result.messagesCorrect}/${result.messagesExpected}`);
-console.log(`time:               ${elapsedMs.toFixed(0)} ms (${(elapsedMs / Math.max(1, result.total)).toFixed(1)} ms/question)`);
-console.log('');
-console.log(`accuracy: ${result.accuracy.toFixed(2)} (${result.correct}/${result.total}), transfers: ${result.transfersCorrect}/${result.transfersExpected}`);
+
+const fixture = await evaluateFixture(engine, loadFixture());
+console.log(`Dental fixture (test/fixtures/ai): ${fixture.correct}/${fixture.total} as expected, transfers ${fixture.transfersCorrect}/${fixture.transfersExpected}, messages ${fixture.messagesCorrect}/${fixture.messagesExpected}`);
+for (const f of verbose ? fixture.failures : []) console.log(`  FAIL ${f.question}\n       expected ${f.expected}; got [${f.got.action}] ${f.got.text}`);

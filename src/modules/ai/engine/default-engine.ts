@@ -106,7 +106,7 @@ export class DefaultEngine implements ReceptionistEngine {
     const hits = input.index.search(input.utterance, SEARCH_LIMIT);
     const answer = extractAnswer(input.utterance, hits, input.index);
     if (answer === null || answer.confidence < ANSWER_CONFIDENCE_THRESHOLD) {
-      return { ...this.transferReply(input, "I'm not sure I have the right answer for that."), rule: 'low_confidence', confidence: answer?.confidence ?? 0 };
+      return { ...this.transferReply(input, "I'm not sure I have the right answer for that."), rule: 'no_information', confidence: answer?.confidence ?? 0 };
     }
     return { text: answer.text, action: 'answer', citations: answer.citations, confidence: answer.confidence, engine: 'default' };
   }

@@ -85,7 +85,10 @@ export type ConversationRule =
   | 'goodbye'
   | 'small_talk'
   | 'not_understood'
-  | 'low_confidence'
+  /** The knowledge does not answer: "I don't have that information", then a transfer or a message. */
+  | 'no_information'
+  /** Unsure between two readings of the question: asks which one the caller meant. */
+  | 'clarify_reading'
   | 'after_hours';
 
 export type Outcome = 'resolved' | 'transferred' | 'message_taken' | 'abandoned';

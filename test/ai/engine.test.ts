@@ -369,7 +369,7 @@ test('default engine: answers from knowledge with citations, hands off when unsu
 
   const unknown = await engine.reply({ agent: AGENT, index, history: [], utterance: 'do you sell skateboards?' });
   assert.equal(unknown.action, 'transfer');
-  assert.equal(unknown.rule, 'low_confidence');
+  assert.equal(unknown.rule, 'no_information');
   assert.match(unknown.text, /transferring/i);
 
   const mumble = await engine.reply({ agent: AGENT, index, history: [], utterance: 'uh, um...' });

@@ -1,0 +1,475 @@
+// The SIP user agent core: places calls (INVITE with digest retry on 401/407, CANCEL,
+// ACK for 2xx), accepts calls (provisional and final responses, 2xx retransmitted until
+// the ACK), and serves requests inside dialogs (BYE, re-INVITE and UPDATE answered with
+// the media we already have, NOTIFY, OPTIONS, INFO). It knows nothing of accounts or
+// HTTP: the live carrier decides what a call means.
+import { EventEmitter } from 'node:events';
+import { SipHeaders, type SipRequest, type SipResponse, type SipMessage } from './message.ts';
+import { formatNameAddr, formatUri, parseCSeq, parseNameAddr, parseUri } from './headers.ts';
+import { answerChallenge, parseChallenge, type DigestCredentials } from './digest.ts';
+import { Dialog, type DialogState, dialogKey, newBranch, newCallId, newTag } from './dialog.ts';
+import { DEFAULT_TIMERS, TransactionLayer, type ServerTransaction, type Timers } from './transactions.ts';
+import type { Peer, SipTransport, TransportName } from './transport.ts';
+
+export interface UserAgentOptions {
+  transport: SipTransport;
+  /** Host (or IP) we advertise in Via and Contact: the public address behind NAT. */
+  publicHost: string;
+  timers?: Timers;
+  userAgent?: string;
+}
+
+export interface InviteOptions {
+  /** Request-URI, e.g. `sip:+15551234567@trunk.example.com`. */
+  uri: string;
+  /** Where the INVITE goes first (trunk host, or an outbound proxy). */
+  peer: Peer;
+  from: { user: string; host: string; display?: string };
+  to: string;
+  sdp: string;
+  credentials?: DigestCredentials | undefined;
+  headers?: Record<string, string>;
+}
+
+export type InviteOutcome =
+  | { kind: 'answered'; dialog: Dialog; response: SipResponse }
+  | { kind: 'failed'; response: SipResponse };
+
+export const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE, REFER, NOTIFY, INFO';
+
+/** An INVITE we sent: progress comes as `provisional` events, the end as the `outcome`. */
+export class OutgoingInvite extends EventEmitter<{ provisional: [SipResponse] }> {
+  readonly outcome: Promise<InviteOutcome>;
+  resolve!: (outcome: InviteOutcome) => void;
+  current: SipRequest | undefined;
+  currentPeer: Peer | undefined;
+  gotProvisional = false;
+  cancelRequested = false;
+  settled = false;
+
+  constructor() {
+    super();
+    this.outcome = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+}
+
+/** An INVITE we received, waiting for the carrier's decision. */
+export class IncomingInvite extends EventEmitter<{ canceled: [] }> {
+  canceled = false;
+  answered: Dialog | undefined;
+
+  constructor(readonly request: SipRequest, readonly from: Peer, readonly tx: ServerTransaction, readonly localTag: string) {
+    super();
+  }
+}
+
+export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [Error] }> {
+  readonly transactions: TransactionLayer;
+  private readonly dialogs = new Map<string, Dialog>();
+  /** 2xx we sent, retransmitted until their ACK (keyed by Call-ID and CSeq number). */
+  private readonly unacked = new Map<string, NodeJS.Timeout>();
+  private readonly timers: Timers;
+
+  constructor(private readonly config: UserAgentOptions) {
+    super();
+    this.timers = config.timers ?? DEFAULT_TIMERS;
+    this.transactions = new TransactionLayer(config.transport, this.timers);
+    config.transport.onMessage((message, from) => this.receive(message, from));
+  }
+
+  get dialogCount(): number {
+    return this.dialogs.size;
+  }
+
+  contactFor(transport: TransportName, user = 'switchboard'): string {
+    const uri = formatUri({ scheme: 'sip', user, host: this.config.publicHost, port: this.config.transport.localPort(transport), params: transport === 'TCP' ? { transport: 'tcp' } : {} });
+    return `<${uri}>`;
+  }
+
+  via(transport: TransportName): string {
+    return `SIP/2.0/${transport} ${this.config.publicHost}:${this.config.transport.localPort(transport)};branch=${newBranch()};rport`;
+  }
+
+  invite(options: InviteOptions): OutgoingInvite {
+    const call = new OutgoingInvite();
+    const callId = newCallId(this.config.publicHost);
+    const fromTag = newTag();
+    const from = formatNameAddr({ display: options.from.display, uri: formatUri({ scheme: 'sip', user: options.from.user, host: options.from.host, port: undefined, params: {} }), params: { tag: fromTag } });
+    const to = formatNameAddr({ display: undefined, uri: options.to, params: {} });
+    let seq = 1;
+    const tried = new Set<string>();
+
+    const send = (authorization?: { header: string; value: string }) => {
+      const request: SipRequest = {
+        kind: 'request', method: 'INVITE', uri: options.uri, body: options.sdp,
+        headers: SipHeaders.from({
+          Via: this.via(options.peer.transport), 'Max-Forwards': '70', From: from, To: to, 'Call-ID': callId, CSeq: `${seq} INVITE`,
+          Contact: this.contactFor(options.peer.transport, options.from.user), Allow: ALLOW, Supported: 'replaces, timer',
+          'User-Agent': this.config.userAgent ?? 'Switchboard', 'Content-Type': 'application/sdp',
+          ...(authorization ? { [authorization.header]: authorization.value } : {}), ...options.headers,
+        }),
+      };
+      call.current = request;
+      call.currentPeer = options.peer;
+      call.gotProvisional = false;
+      this.transactions.sendRequest(request, options.peer, (response) => onResponse(request, response));
+    };
+
+    const onResponse = (request: SipRequest, response: SipResponse) => {
+      if (call.settled) {
+        if (response.status >= 200 && response.status < 300) this.ackAndBye(request, response, options.peer.transport);
+        return;
+      }
+      if (response.status < 200) {
+        call.gotProvisional = true;
+        if (call.cancelRequested) this.sendCancel(request, options.peer);
+        call.emit('provisional', response);
+        return;
+      }
+      if ((response.status === 401 || response.status === 407) && options.credentials && !call.cancelRequested) {
+        const header = response.headers.get(response.status === 401 ? 'www-authenticate' : 'proxy-authenticate');
+        if (header) {
+          const challenge = parseChallenge(header);
+          const key = `${challenge.realm}|${challenge.nonce}`;
+          // A second challenge for the same nonce means the credentials are wrong (unless stale).
+          if (!tried.has(key) || challenge.stale) {
+            tried.add(key);
+            seq++;
+            send({ header: response.status === 401 ? 'Authorization' : 'Proxy-Authorization', value: answerChallenge(challenge, options.credentials, 'INVITE', options.uri) });
+            return;
+          }
+        }
+      }
+      call.settled = true;
+      if (response.status >= 300) {
+        call.resolve({ kind: 'failed', response });
+        return;
+      }
+      const dialog = this.dialogFromUac(request, response, options.peer.transport);
+      this.sendAck(dialog, seq);
+      if (call.cancelRequested) {
+        // The callee answered as we canceled: the call exists, so end it properly.
+        void dialog.bye('SIP ;cause=487 ;text="Request Terminated"');
+        call.resolve({ kind: 'failed', response: { ...response, status: 487, reason: 'Request Terminated' } });
+        return;
+      }
+      call.resolve({ kind: 'answered', dialog, response });
+    };
+
+    send();
+    return call;
+  }
+
+  /** Cancels a ringing outgoing call (after a provisional; before one, as soon as it comes). */
+  cancel(call: OutgoingInvite): void {
+    if (call.settled || call.cancelRequested) return;
+    call.cancelRequested = true;
+    if (call.gotProvisional && call.current && call.currentPeer) this.sendCancel(call.current, call.currentPeer);
+  }
+
+  /** Sends a provisional response (180 Ringing, 183 with early media SDP). */
+  progress(incoming: IncomingInvite, status = 180, reason = 'Ringing', sdp?: string): void {
+    if (incoming.tx.done) return;
+    this.transactions.respond(incoming.tx, this.response(incoming.request, status, reason, { tag: incoming.localTag, body: sdp }));
+  }
+
+  reject(incoming: IncomingInvite, status: number, reason: string, headers: Record<string, string> = {}): void {
+    if (incoming.tx.done) return;
+    this.transactions.respond(incoming.tx, this.response(incoming.request, status, reason, { tag: incoming.localTag, headers }));
+  }
+
+  /** Answers with `sdp`; returns the dialog (2xx retransmitted until the ACK arrives). */
+  answer(incoming: IncomingInvite, sdp: string): Dialog {
+    const request = incoming.request;
+    const transport = incoming.from.transport;
+    const response = this.response(request, 200, 'OK', { tag: incoming.localTag, body: sdp, contact: true });
+    this.transactions.respond(incoming.tx, response);
+    const from = parseNameAddr(request.headers.get('from') ?? '');
+    const to = parseNameAddr(request.headers.get('to') ?? '');
+    const contact = request.headers.get('contact');
+    const dialog = this.register({
+      callId: request.headers.get('call-id') ?? '',
+      localTag: incoming.localTag,
+      remoteTag: String(from.params.tag ?? ''),
+      localUri: formatNameAddr({ ...to, params: {} }),
+      remoteUri: formatNameAddr({ ...from, params: {} }),
+      remoteTarget: contact ? parseNameAddr(contact).uri : formatUri({ scheme: 'sip', user: undefined, host: incoming.from.address, port: incoming.from.port, params: {} }),
+      routeSet: request.headers.getAll('record-route'),
+      localSeq: Math.floor(Math.random() * 10000),
+      remoteSeq: parseCSeq(request.headers.get('cseq') ?? '').seq,
+      transport,
+      localSdp: sdp,
+      remoteSdp: request.body,
+    }, transport);
+    incoming.answered = dialog;
+    this.retransmit2xx(dialog, incoming, response, this.timers.t1, 0);
+    return dialog;
+  }
+
+  /** Sends an out-of-dialog OPTIONS (a trunk probe); resolves with the final response. */
+  options(uri: string, peer: Peer, credentials?: DigestCredentials): Promise<SipResponse> {
+    const callId = newCallId(this.config.publicHost);
+    const tag = newTag();
+    const build = (seq: number, auth?: [string, string]): SipRequest => ({
+      kind: 'request', method: 'OPTIONS', uri, body: '',
+      headers: SipHeaders.from({
+        Via: this.via(peer.transport), 'Max-Forwards': '70', From: `<sip:switchboard@${this.config.publicHost}>;tag=${tag}`, To: `<${uri}>`,
+        'Call-ID': callId, CSeq: `${seq} OPTIONS`, Contact: this.contactFor(peer.transport), Accept: 'application/sdp', ...(auth ? { [auth[0]]: auth[1] } : {}),
+      }),
+    });
+    return new Promise((resolve) => {
+      this.transactions.sendRequest(build(1), peer, (response) => {
+        if (response.status < 200) return;
+        const header = response.headers.get(response.status === 401 ? 'www-authenticate' : 'proxy-authenticate');
+        if ((response.status === 401 || response.status === 407) && credentials && header) {
+          const answer = answerChallenge(parseChallenge(header), credentials, 'OPTIONS', uri);
+          this.transactions.sendRequest(build(2, [response.status === 401 ? 'Authorization' : 'Proxy-Authorization', answer]), peer, (second) => {
+            if (second.status >= 200) resolve(second);
+          });
+          return;
+        }
+        resolve(response);
+      });
+    });
+  }
+
+  shutdown(): void {
+    for (const timer of this.unacked.values()) clearTimeout(timer);
+    this.unacked.clear();
+    this.transactions.shutdown();
+  }
+
+  // --- receiving -------------------------------------------------------------------------
+
+  private receive(message: SipMessage, from: Peer): void {
+    try {
+      if (message.kind === 'response') {
+        if (!this.transactions.receiveResponse(message)) this.strayResponse(message);
+        return;
+      }
+      this.receiveRequest(message, from);
+    } catch (error) {
+      this.emit('error', error as Error);
+    }
+  }
+
+  private receiveRequest(request: SipRequest, from: Peer): void {
+    if (request.method === 'CANCEL') {
+      this.receiveCancel(request, from);
+      return;
+    }
+    const tx = this.transactions.receiveRequest(request, from);
+    if (!tx) return;
+    const toTag = parseNameAddr(request.headers.get('to') ?? '').params.tag;
+    const fromTag = String(parseNameAddr(request.headers.get('from') ?? '').params.tag ?? '');
+    const callId = request.headers.get('call-id') ?? '';
+    if (request.method === 'ACK') {
+      const seq = parseCSeq(request.headers.get('cseq') ?? '').seq;
+      const key = `${callId}|${seq}`;
+      const timer = this.unacked.get(key);
+      if (timer) clearTimeout(timer);
+      this.unacked.delete(key);
+      return;
+    }
+    if (toTag) {
+      const dialog = this.dialogs.get(dialogKey(callId, String(toTag), fromTag));
+      if (!dialog) {
+        this.transactions.respond(tx, this.response(request, 481, 'Call/Transaction Does Not Exist'));
+        return;
+      }
+      this.inDialog(dialog, request, tx);
+      return;
+    }
+    switch (request.method) {
+      case 'INVITE': {
+        const incoming = new IncomingInvite(request, from, tx, newTag());
+        this.incomingByTx.set(tx, incoming);
+        this.transactions.respond(tx, this.response(request, 100, 'Trying'));
+        if (this.listenerCount('invite') === 0) {
+          this.reject(incoming, 503, 'Service Unavailable');
+          return;
+        }
+        this.emit('invite', incoming);
+        return;
+      }
+      case 'OPTIONS':
+        this.transactions.respond(tx, this.response(request, 200, 'OK', { headers: { Allow: ALLOW, Accept: 'application/sdp' }, tag: newTag() }));
+        return;
+      case 'BYE':
+        this.transactions.respond(tx, this.response(request, 481, 'Call/Transaction Does Not Exist'));
+        return;
+      default:
+        this.transactions.respond(tx, this.response(request, 405, 'Method Not Allowed', { headers: { Allow: ALLOW } }));
+    }
+  }
+
+  private inDialog(dialog: Dialog, request: SipRequest, tx: ServerTransaction): void {
+    const seq = parseCSeq(request.headers.get('cseq') ?? '').seq;
+    if (dialog.state.remoteSeq !== undefined && seq < dialog.state.remoteSeq && request.method !== 'ACK') {
+      this.transactions.respond(tx, this.response(request, 500, 'Server Internal Error', { headers: { 'Retry-After': '1' } }));
+      return;
+    }
+    dialog.state.remoteSeq = seq;
+    switch (request.method) {
+      case 'BYE':
+        this.transactions.respond(tx, this.response(request, 200, 'OK'));
+        this.dialogs.delete(dialog.id);
+        dialog.remoteBye(request);
+        return;
+      case 'INVITE':
+      case 'UPDATE':
+        // Session refresh or a re-offer: we keep the media we have and say so.
+        if (request.headers.get('contact')) dialog.state.remoteTarget = parseNameAddr(request.headers.get('contact') as string).uri;
+        this.transactions.respond(tx, this.response(request, 200, 'OK', { body: dialog.state.localSdp, contact: true }));
+        return;
+      case 'NOTIFY':
+        this.transactions.respond(tx, this.response(request, 200, 'OK'));
+        dialog.emit('notify', request);
+        return;
+      case 'OPTIONS':
+      case 'INFO':
+        this.transactions.respond(tx, this.response(request, 200, 'OK', { headers: { Allow: ALLOW } }));
+        return;
+      default:
+        this.transactions.respond(tx, this.response(request, 405, 'Method Not Allowed', { headers: { Allow: ALLOW } }));
+    }
+  }
+
+  private receiveCancel(cancel: SipRequest, from: Peer): void {
+    const tx = this.transactions.receiveRequest(cancel, from);
+    if (!tx) return;
+    const invite = this.transactions.inviteFor(cancel);
+    if (!invite) {
+      this.transactions.respond(tx, this.response(cancel, 481, 'Call/Transaction Does Not Exist'));
+      return;
+    }
+    this.transactions.respond(tx, this.response(cancel, 200, 'OK'));
+    if (invite.done) return;
+    const incoming = this.incomingByTx.get(invite);
+    const tag = incoming?.localTag ?? newTag();
+    this.transactions.respond(invite, this.response(invite.request, 487, 'Request Terminated', { tag }));
+    if (incoming) {
+      incoming.canceled = true;
+      incoming.emit('canceled');
+    }
+  }
+
+  private readonly incomingByTx = new WeakMap<ServerTransaction, IncomingInvite>();
+
+  /** A 2xx to an INVITE whose transaction is gone: our ACK was lost, send it again. */
+  private strayResponse(response: SipResponse): void {
+    const cseq = parseCSeq(response.headers.get('cseq') ?? '');
+    if (cseq.method !== 'INVITE' || response.status < 200 || response.status >= 300) return;
+    const localTag = String(parseNameAddr(response.headers.get('from') ?? '').params.tag ?? '');
+    const remoteTag = String(parseNameAddr(response.headers.get('to') ?? '').params.tag ?? '');
+    const dialog = this.dialogs.get(dialogKey(response.headers.get('call-id') ?? '', localTag, remoteTag));
+    if (dialog) this.sendAck(dialog, cseq.seq);
+  }
+
+  // --- building ----------------------------------------------------------------------------
+
+  private response(request: SipRequest, status: number, reason: string, options: { tag?: string; body?: string | undefined; headers?: Record<string, string>; contact?: boolean } = {}): SipResponse {
+    const to = parseNameAddr(request.headers.get('to') ?? '');
+    if (options.tag && to.params.tag === undefined && status > 100) to.params.tag = options.tag;
+    const dialogCreating = request.method === 'INVITE' && status > 100 && status < 300;
+    const headers = SipHeaders.from({
+      Via: request.headers.getAll('via'),
+      From: request.headers.get('from'),
+      To: formatNameAddr(to),
+      'Call-ID': request.headers.get('call-id'),
+      CSeq: request.headers.get('cseq'),
+      'Record-Route': dialogCreating ? request.headers.getAll('record-route') : undefined,
+      Contact: options.contact || dialogCreating ? this.contactFor(this.transportOf(request)) : undefined,
+      'User-Agent': this.config.userAgent ?? 'Switchboard',
+      ...(options.body ? { 'Content-Type': 'application/sdp' } : {}),
+      ...options.headers,
+    });
+    return { kind: 'response', status, reason, headers, body: options.body ?? '' };
+  }
+
+  private transportOf(request: SipRequest): TransportName {
+    const via = request.headers.get('via') ?? '';
+    return /SIP\/2\.0\/TCP/i.test(via) ? 'TCP' : 'UDP';
+  }
+
+  private dialogFromUac(request: SipRequest, response: SipResponse, transport: TransportName): Dialog {
+    const from = parseNameAddr(request.headers.get('from') ?? '');
+    const to = parseNameAddr(response.headers.get('to') ?? '');
+    const contact = response.headers.get('contact');
+    return this.register({
+      callId: request.headers.get('call-id') ?? '',
+      localTag: String(from.params.tag ?? ''),
+      remoteTag: String(to.params.tag ?? ''),
+      localUri: formatNameAddr({ ...from, params: {} }),
+      remoteUri: formatNameAddr({ ...to, params: {} }),
+      remoteTarget: contact ? parseNameAddr(contact).uri : request.uri,
+      // A UAC uses the Record-Route of the 2xx in reverse order (RFC 3261 12.1.2).
+      routeSet: response.headers.getAll('record-route').reverse(),
+      localSeq: parseCSeq(request.headers.get('cseq') ?? '').seq,
+      remoteSeq: undefined,
+      transport,
+      localSdp: request.body,
+      remoteSdp: response.body,
+    }, transport);
+  }
+
+  private register(state: DialogState, transport: TransportName): Dialog {
+    const dialog = new Dialog(state, this.dialogSender(), (t) => this.via(t), this.contactFor(transport));
+    this.dialogs.set(dialog.id, dialog);
+    dialog.on('ended', () => this.dialogs.delete(dialog.id));
+    return dialog;
+  }
+
+  private dialogSender() {
+    return (request: SipRequest, to: Peer) => new Promise<SipResponse>((resolve) => {
+      this.transactions.sendRequest(request, to, (response) => {
+        if (response.status >= 200) resolve(response);
+      });
+    });
+  }
+
+  private sendAck(dialog: Dialog, seq: number): void {
+    const { request, to } = dialog.build('ACK', { cseq: seq });
+    request.headers.delete('contact');
+    void this.config.transport.send(request, to).catch(() => {});
+  }
+
+  private ackAndBye(request: SipRequest, response: SipResponse, transport: TransportName): void {
+    const dialog = this.dialogFromUac(request, response, transport);
+    this.sendAck(dialog, parseCSeq(request.headers.get('cseq') ?? '').seq);
+    void dialog.bye();
+  }
+
+  private sendCancel(invite: SipRequest, peer: Peer): void {
+    // CANCEL copies the INVITE's top Via (same branch), Request-URI, Call-ID, From, To, Route.
+    const headers = SipHeaders.from({
+      Via: invite.headers.get('via'), 'Max-Forwards': '70', From: invite.headers.get('from'), To: invite.headers.get('to'),
+      'Call-ID': invite.headers.get('call-id'), CSeq: `${parseCSeq(invite.headers.get('cseq') ?? '').seq} CANCEL`, Route: invite.headers.getAll('route'),
+    });
+    this.transactions.sendRequest({ kind: 'request', method: 'CANCEL', uri: invite.uri, headers, body: '' }, peer, () => {});
+  }
+
+  private retransmit2xx(dialog: Dialog, incoming: IncomingInvite, response: SipResponse, interval: number, elapsed: number): void {
+    const key = `${dialog.state.callId}|${parseCSeq(incoming.request.headers.get('cseq') ?? '').seq}`;
+    if (incoming.from.transport !== 'UDP') {
+      // Reliable transports need no retransmission, but the ACK still settles the answer.
+      this.unacked.set(key, setTimeout(() => this.unacked.delete(key), 64 * this.timers.t1));
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (!this.unacked.has(key)) return;
+      if (elapsed + interval >= 64 * this.timers.t1) {
+        // Never acknowledged: the call is not up (RFC 3261 13.3.1.4), so end it.
+        this.unacked.delete(key);
+        void dialog.bye();
+        return;
+      }
+      void this.config.transport.send(response, incoming.from).catch(() => {});
+      this.retransmit2xx(dialog, incoming, response, Math.min(interval * 2, this.timers.t2), elapsed + interval);
+    }, interval);
+    this.unacked.set(key, timer);
+  }
+}
+

@@ -30,6 +30,7 @@ import { AccountSchema } from './modules/accounts/schema.ts';
 import { ApiKeySchema } from './modules/keys/schema.ts';
 import { modules } from './modules/index.ts';
 import type { Services } from './modules/services.ts';
+import { loadCarriersFile, type CarriersConfig } from './carriers/config/load.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -37,6 +38,8 @@ export interface BuildOptions {
   clock?: Clock;
   limiter?: RateLimiter;
   logger?: boolean | object;
+  /** Already loaded by the caller; otherwise read from config.carriersFile. */
+  carriers?: CarriersConfig;
 }
 
 export interface Built {
@@ -86,6 +89,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const clearKeyCache = () => keyCache.clear();
   const platform: Platform = {
     config, database, clock, jobs, keyCache, log: app.log,
+    carriers: opts.carriers ?? loadCarriersFile(config.carriersFile),
     sandboxClocks: new SandboxClocks(database, clock, jobs, clearKeyCache),
   };
   const services = {

@@ -38,6 +38,8 @@ export interface Config {
   /** Key for signing secrets at rest (AES-256-GCM); unset: a key file generated in dataDir. */
   secretKey: string | undefined;
   llm: LlmConfig | undefined;
+  /** YAML or JSON file configuring live carriers (SMPP binds, SIP trunks, ...); unset: none. */
+  carriersFile: string | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,5 +113,6 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
           timeoutMs: number(env, 'SWITCHBOARD_LLM_TIMEOUT_MS', 8000),
         }
       : undefined,
+    carriersFile: env.SWITCHBOARD_CARRIERS_FILE ? resolve(env.SWITCHBOARD_CARRIERS_FILE) : undefined,
   };
 }

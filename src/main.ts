@@ -7,6 +7,7 @@ import type { RateLimiter } from './platform/rate-limiter.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { guardTransactions } from './store/transaction.ts';
+import { loadCarriersFile } from './carriers/config/load.ts';
 
 export interface Server {
   built: Built;
@@ -19,13 +20,16 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
   let onPoolError: (err: Error) => void = (err) => {
     process.stderr.write(`switchboard: database: ${err.message}\n`);
   };
+  // A bad carriers file stops the server before it touches the database, with the same
+  // messages `switchboard carriers check` prints.
+  const carriers = loadCarriersFile(config.carriersFile);
   guardTransactions(config.transactionGuard);
   const database = openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true, onPoolError: (err) => onPoolError(err),
   });
   await migrateToLatest(database);
   const built = await buildApp({
-    config, database, ...(opts.logger !== undefined ? { logger: opts.logger } : {}), ...(opts.limiter ? { limiter: opts.limiter } : {}),
+    config, database, carriers, ...(opts.logger !== undefined ? { logger: opts.logger } : {}), ...(opts.limiter ? { limiter: opts.limiter } : {}),
   });
   const { app, platform, services } = built;
   onPoolError = (err) => app.log.warn({ err }, 'database connection problem (a lost idle PostgreSQL connection is replaced; a failed SQLite checkpoint is retried)');

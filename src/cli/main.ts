@@ -1,16 +1,19 @@
-// `switchboard <command>`: serve, accounts, keys.
+// `switchboard <command>`: serve, accounts, keys, numbers, carriers.
 import { loadConfig } from '../config.ts';
 import { integer, parse, UsageError } from './args.ts';
 import { accountsCommand, ACCOUNTS_USAGE } from './accounts.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 import { numbersCommand, NUMBERS_USAGE } from './numbers.ts';
+import { carriersCommand, CARRIERS_USAGE } from './carriers.ts';
+import { CarriersFileError } from '../carriers/config/load.ts';
 import { Problem } from '../platform/problems.ts';
 
 const USAGE = `usage:
 switchboard serve [--host H] [--port P] [--data-dir D]     (DATABASE_URL=postgres://... selects PostgreSQL)
 ${ACCOUNTS_USAGE}
 ${KEYS_USAGE}
-${NUMBERS_USAGE}`;
+${NUMBERS_USAGE}
+${CARRIERS_USAGE}`;
 
 const out = (s: string): void => {
   process.stdout.write(s);
@@ -35,6 +38,8 @@ async function main(argv: string[]): Promise<void> {
       return keysCommand(rest, out);
     case 'numbers':
       return numbersCommand(rest, out);
+    case 'carriers':
+      return carriersCommand(rest, out);
     case undefined:
     case 'help':
     case '--help':
@@ -49,7 +54,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     process.exit(2);
   }
-  if (err instanceof Problem) {
+  if (err instanceof Problem || err instanceof CarriersFileError) {
     process.stderr.write(`switchboard: ${err.message}\n`);
     process.exit(1);
   }

@@ -4,26 +4,32 @@
 import { phoneFacts } from '../platform/phone.ts';
 import { parse, required, UsageError } from './args.ts';
 import { withStore } from './store.ts';
+import type { Database } from '../store/db.ts';
 import { systemClock } from '../platform/clock.ts';
 import { EventEmitter } from '../events/emit.ts';
 import { JobQueue } from '../jobs/queue.ts';
 import { createFanOut } from '../modules/webhooks/fan-out.ts';
 import { NumberService, presentNumber } from '../modules/numbers/service.ts';
+import { bindingsFrom } from './carrier-bindings.ts';
 
-export const NUMBERS_USAGE = `switchboard numbers import --account acct_... --number +1... [--mode live|sandbox] [--capabilities voice,sms,mms,whatsapp] [--type local|mobile|toll_free] [--inventory] [--json]`;
+export const NUMBERS_USAGE = `switchboard numbers import --account acct_... --number +1... [--mode live|sandbox] [--capabilities voice,sms,mms,whatsapp] [--type local|mobile|toll_free] [--inventory] [--trunk NAME] [--messaging-carrier NAME] [--json]
+switchboard numbers bind <num_id> [--trunk NAME|none] [--messaging-carrier NAME|none] [--json]`;
 
 const CAPABILITIES = ['voice', 'sms', 'mms', 'whatsapp'];
 const TYPES = ['local', 'mobile', 'toll_free'] as const;
 
 export async function numbersCommand(argv: string[], out: (s: string) => void): Promise<void> {
   const [sub, ...rest] = argv;
+  if (sub === 'bind') return bindCommand(rest, out);
   if (sub !== 'import') throw new UsageError(NUMBERS_USAGE);
   const { values } = parse(rest, {
     account: { type: 'string' }, number: { type: 'string' }, mode: { type: 'string' }, capabilities: { type: 'string' },
     type: { type: 'string' }, inventory: { type: 'boolean' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' },
+    trunk: { type: 'string' }, 'messaging-carrier': { type: 'string' },
   });
   const mode = (values.mode as string | undefined) ?? 'live';
   if (mode !== 'sandbox' && mode !== 'live') throw new UsageError('--mode must be live or sandbox');
+  const bindings = bindingsFrom(values, mode);
   const phone = phoneFacts(required(values, 'number'));
   if (!phone?.possible || !/^\+[1-9]\d{6,14}$/.test(phone.e164)) throw new UsageError('--number must be a phone number in E.164, e.g. +14155550100');
   const capabilities = ((values.capabilities as string | undefined) ?? 'voice,sms,mms').split(',').map((s) => s.trim()).filter(Boolean);
@@ -34,15 +40,10 @@ export async function numbersCommand(argv: string[], out: (s: string) => void): 
 
   const result = await withStore(values['data-dir'] as string | undefined, async (s) => {
     const account = await s.accounts.get(required(values, 'account'));
-    // number.provisioned goes through the same outbox as the server's: the event row and
-    // its delivery jobs commit with the number, and a running server's worker sends them.
-    const events = new EventEmitter();
-    const jobs = new JobQueue(s.database, systemClock, { concurrency: 1, pollMs: 1000, leaseMs: 30_000, onError: () => {} });
-    events.setFanOut(createFanOut({ jobs, clock: systemClock }));
-    const numbers = new NumberService(s.database.db, events);
+    const numbers = numberService(s.database);
     return numbers.importNumber(systemClock, {
       accountId: account.id, mode, phoneNumber: phone.e164, capabilities, type: type as (typeof TYPES)[number],
-      country: phone.country ?? 'ZZ', inventory: Boolean(values.inventory),
+      country: phone.country ?? 'ZZ', inventory: Boolean(values.inventory), ...bindings,
     });
   });
   if (result.number) {
@@ -50,4 +51,37 @@ export async function numbersCommand(argv: string[], out: (s: string) => void): 
     return out(values.json ? JSON.stringify(number) + '\n' : `${number.id}\t${number.phone_number}\t${number.mode}\t${number.status}\n`);
   }
   return out(values.json ? JSON.stringify({ inventory: result.inventory }) + '\n' : `${result.inventory} added to the ${mode} inventory of ${values.account}\n`);
+}
+
+/**
+ * number.provisioned and number.updated go through the same outbox as the server's: the
+ * event row and its delivery jobs commit with the number, and a running server's worker
+ * sends them.
+ */
+function numberService(database: Database): NumberService {
+  const events = new EventEmitter();
+  const jobs = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 1000, leaseMs: 30_000, onError: () => {} });
+  events.setFanOut(createFanOut({ jobs, clock: systemClock }));
+  return new NumberService(database.db, events);
+}
+
+/** `switchboard numbers bind num_... --messaging-carrier smsc-eu`: rebinds an existing live number. */
+async function bindCommand(argv: string[], out: (s: string) => void): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    trunk: { type: 'string' }, 'messaging-carrier': { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' },
+  });
+  const id = positionals[0];
+  if (!id?.startsWith('num_')) throw new UsageError(`numbers bind takes the number's id (num_...)\n${NUMBERS_USAGE}`);
+  if (values.trunk === undefined && values['messaging-carrier'] === undefined) throw new UsageError('numbers bind needs --trunk or --messaging-carrier');
+  const row = await withStore(values['data-dir'] as string | undefined, async (s) => {
+    const found = await s.database.db.selectFrom('numbers').select(['account_id', 'mode']).where('id', '=', id).executeTakeFirst();
+    if (!found) throw new UsageError(`no number ${id}`);
+    const bindings = bindingsFrom(values, found.mode);
+    return numberService(s.database).update(found.account_id, found.mode, systemClock, id, {
+      ...(bindings.voiceTrunk !== undefined ? { voice_trunk: bindings.voiceTrunk } : {}),
+      ...(bindings.messagingCarrier !== undefined ? { messaging_carrier: bindings.messagingCarrier } : {}),
+    });
+  });
+  const number = presentNumber(row);
+  out(values.json ? JSON.stringify(number) + '\n' : `${number.id}\t${number.phone_number}\ttrunk=${number.voice_trunk ?? '(default)'}\tmessaging=${number.messaging_carrier ?? '(default)'}\n`);
 }

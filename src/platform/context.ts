@@ -11,6 +11,7 @@ import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
 import type { TtlCache } from './ttl-cache.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
+import type { CarriersConfig } from '../carriers/config/load.ts';
 
 export interface Platform {
   config: Config;
@@ -22,6 +23,8 @@ export interface Platform {
   /** Cached API-key lookups; cleared by any key, account or test-clock change. */
   keyCache: TtlCache<unknown>;
   log: FastifyBaseLogger;
+  /** The validated carriers file (SWITCHBOARD_CARRIERS_FILE); no links when unset. */
+  carriers: CarriersConfig;
 }
 
 /** Who is calling: resolved from the API key by the auth hook. */

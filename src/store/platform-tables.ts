@@ -89,6 +89,9 @@ export interface NumberRow {
   port_id: string | null;
   /** On a temporary number: the number being ported that it stands in for (added by migration 0004). */
   temporary_for?: string | null;
+  /** Names of the carriers-file links that serve this live number (migration 0011); null: the default link. */
+  voice_trunk?: string | null;
+  messaging_carrier?: string | null;
   created_at: string;
   updated_at: string;
   released_at: string | null;

@@ -24,6 +24,8 @@ export const NumberSchema = Type.Object(
     friendly_name: Type.Union([Type.String(), Type.Null()]),
     webhook_url: Type.Union([Type.String(), Type.Null()], { description: 'Default webhook_url of messages sent from or received by this number.' }),
     agent_id: Type.Union([Type.String(), Type.Null()], { description: 'The AI agent that answers this number, if any.' }),
+    voice_trunk: Type.Union([Type.String(), Type.Null()], { description: 'Live numbers: the SIP trunk (by its name in the operator\'s carriers file) that carries this number\'s calls; null: the default trunk.' }),
+    messaging_carrier: Type.Union([Type.String(), Type.Null()], { description: 'Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carriers file) that carries this number\'s messages; null: the default link for the channel.' }),
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
     created_at: Timestamp,
     updated_at: Timestamp,

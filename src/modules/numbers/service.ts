@@ -29,6 +29,8 @@ export interface NumberResource {
   friendly_name: string | null;
   webhook_url: string | null;
   agent_id: string | null;
+  voice_trunk: string | null;
+  messaging_carrier: string | null;
   mode: Mode;
   created_at: string;
   updated_at: string;
@@ -50,6 +52,8 @@ export function presentNumber(row: NumberRow): NumberResource {
     friendly_name: row.friendly_name,
     webhook_url: row.webhook_url,
     agent_id: row.agent_id,
+    voice_trunk: row.voice_trunk ?? null,
+    messaging_carrier: row.messaging_carrier ?? null,
     mode: row.mode,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -83,6 +87,8 @@ export interface NewNumber {
   port_id?: string | null;
   friendly_name?: string | null;
   webhook_url?: string | null;
+  voice_trunk?: string | null;
+  messaging_carrier?: string | null;
 }
 
 const SEARCH_BATCH = 200;
@@ -146,14 +152,19 @@ export class NumberService {
   /** Provisions one number from the inventory of the mode (POST /v1/numbers). */
   async provision(accountId: string, mode: Mode, clock: Clock, input: { phone_number: string; friendly_name?: string | undefined; webhook_url?: string | undefined }): Promise<NumberRow> {
     return inTransaction(this.db, async (trx) => {
-      let entry: { country: string; type: NumberRow['type']; capabilities: string[] } | undefined;
+      let entry: { country: string; type: NumberRow['type']; capabilities: string[]; voice_trunk?: string | null; messaging_carrier?: string | null } | undefined;
       if (mode === 'sandbox') {
         const inventory = findInInventory(input.phone_number);
         if (inventory) entry = { ...inventory, capabilities: inventoryCapabilities(inventory.type) };
       } else {
         const imported = await trx.selectFrom('number_inventory').selectAll()
           .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', input.phone_number).executeTakeFirst();
-        if (imported) entry = { country: imported.country, type: imported.type, capabilities: JSON.parse(imported.capabilities) };
+        if (imported) {
+          entry = {
+            country: imported.country, type: imported.type, capabilities: JSON.parse(imported.capabilities),
+            voice_trunk: imported.voice_trunk ?? null, messaging_carrier: imported.messaging_carrier ?? null,
+          };
+        }
       }
       if (!entry) {
         throw new Problem('number_not_available', mode === 'sandbox'
@@ -166,6 +177,7 @@ export class NumberService {
       return this.create(trx, accountId, mode, clock, {
         phone_number: input.phone_number, country: entry.country, type: entry.type, capabilities: entry.capabilities,
         status: 'active', friendly_name: input.friendly_name ?? null, webhook_url: input.webhook_url ?? null,
+        voice_trunk: entry.voice_trunk ?? null, messaging_carrier: entry.messaging_carrier ?? null,
       });
     });
   }
@@ -192,6 +204,8 @@ export class NumberService {
       webhook_url: input.webhook_url ?? null,
       agent_id: null,
       port_id: input.port_id ?? null,
+      voice_trunk: input.voice_trunk ?? null,
+      messaging_carrier: input.messaging_carrier ?? null,
       created_at: now,
       updated_at: now,
       released_at: null,
@@ -224,7 +238,11 @@ export class NumberService {
     return fetchPage(query, q);
   }
 
-  async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: { friendly_name?: string | null | undefined; webhook_url?: string | null | undefined; agent_id?: string | null | undefined }): Promise<NumberRow> {
+  /** PATCH /v1/numbers/{id}; the carrier bindings only from the operator's CLI (`switchboard numbers bind`). */
+  async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: {
+    friendly_name?: string | null | undefined; webhook_url?: string | null | undefined; agent_id?: string | null | undefined;
+    voice_trunk?: string | null | undefined; messaging_carrier?: string | null | undefined;
+  }): Promise<NumberRow> {
     if (patch.agent_id) await this.assertAgent(accountId, mode, patch.agent_id);
     return inTransaction(this.db, async (trx) => {
       const row = await this.get(accountId, mode, id, trx);
@@ -233,6 +251,8 @@ export class NumberService {
       if (patch.friendly_name !== undefined) set.friendly_name = patch.friendly_name;
       if (patch.webhook_url !== undefined) set.webhook_url = patch.webhook_url;
       if (patch.agent_id !== undefined) set.agent_id = patch.agent_id;
+      if (patch.voice_trunk !== undefined) set.voice_trunk = patch.voice_trunk;
+      if (patch.messaging_carrier !== undefined) set.messaging_carrier = patch.messaging_carrier;
       if (Object.keys(set).length === 0) return row;
       set.updated_at = clock.now().toISOString();
       await trx.updateTable('numbers').set(set).where('id', '=', id).execute();
@@ -298,7 +318,10 @@ export class NumberService {
    * into the account (active, number.provisioned), or with `inventory` into the account's
    * live inventory, where GET /v1/numbers/available finds it and POST /v1/numbers takes it.
    */
-  async importNumber(clock: Clock, input: { accountId: string; mode: Mode; phoneNumber: string; capabilities: string[]; type: NumberRow['type']; country: string; inventory: boolean }): Promise<{ number?: NumberRow; inventory?: string }> {
+  async importNumber(clock: Clock, input: {
+    accountId: string; mode: Mode; phoneNumber: string; capabilities: string[]; type: NumberRow['type']; country: string; inventory: boolean;
+    voiceTrunk?: string | null; messagingCarrier?: string | null;
+  }): Promise<{ number?: NumberRow; inventory?: string }> {
     return inTransaction(this.db, async (trx) => {
       const existing = await trx.selectFrom('number_inventory').select(['id', 'account_id'])
         .where('mode', '=', input.mode).where('phone_number', '=', input.phoneNumber).executeTakeFirst();
@@ -309,7 +332,11 @@ export class NumberService {
         await trx.insertInto('number_inventory').values({
           id: newId('number'), account_id: input.accountId, mode: input.mode, phone_number: input.phoneNumber,
           country: input.country, type: input.type, capabilities: JSON.stringify(input.capabilities), created_at: clock.now().toISOString(),
+          voice_trunk: input.voiceTrunk ?? null, messaging_carrier: input.messagingCarrier ?? null,
         }).execute();
+      } else {
+        await trx.updateTable('number_inventory').set({ voice_trunk: input.voiceTrunk ?? null, messaging_carrier: input.messagingCarrier ?? null })
+          .where('id', '=', existing.id).execute();
       }
       if (input.inventory) return { inventory: input.phoneNumber };
       if ((await this.taken(trx, input.mode, [input.phoneNumber])).size > 0) {
@@ -318,6 +345,7 @@ export class NumberService {
       return {
         number: await this.create(trx, input.accountId, input.mode, clock, {
           phone_number: input.phoneNumber, country: input.country, type: input.type, capabilities: input.capabilities, status: 'active',
+          voice_trunk: input.voiceTrunk ?? null, messaging_carrier: input.messagingCarrier ?? null,
         }),
       };
     });

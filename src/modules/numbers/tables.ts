@@ -15,6 +15,9 @@ export interface NumberInventoryRow {
   country: string;
   type: 'local' | 'mobile' | 'toll_free';
   capabilities: string; // JSON array
+  /** Carrier bindings copied to the number when it is provisioned (migration 0011). */
+  voice_trunk?: string | null;
+  messaging_carrier?: string | null;
   created_at: string;
 }
 

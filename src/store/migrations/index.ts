@@ -6,6 +6,7 @@ import * as voice from './0003_voice.ts';
 import * as messaging from './0004_messaging.ts';
 import * as ai from './0005_ai.ts';
 import * as jobIndexes from './0010_job_indexes.ts';
+import * as numberCarriers from './0011_number_carriers.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_messaging': messaging,
   '0005_ai': ai,
   '0010_job_indexes': jobIndexes,
+  '0011_number_carriers': numberCarriers,
 };

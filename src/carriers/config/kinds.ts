@@ -1,0 +1,3 @@
+// Every carrier kind the carriers file knows, one import each: importing a kind's config
+// file registers its section. Add a line here when adding a kind.
+import '../smpp/config.ts';

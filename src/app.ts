@@ -12,6 +12,7 @@ import type { App } from './platform/app-type.ts';
 import { RouteTable } from './platform/route-table.ts';
 import { registerErrorHandling } from './platform/errors.ts';
 import { registerAuth } from './platform/auth.ts';
+import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
 import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
@@ -105,7 +106,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   // Per-route hooks instead of global ones: a GET does not pay for idempotency or body
   // defaults, which is most of the hot path's hook overhead.
   const idempotency = idempotencyHooks(app, platform);
-  app.addHook('onRoute', (route) => {
+  app.addHook('onRoute', function (route) {
     routes.add(route.url, route.method);
     const methods = [route.method].flat();
     if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response) };
@@ -114,8 +115,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
       route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];
       route.onSend = [...[route.onSend ?? []].flat(), idempotency.onSend];
     }
-    const open = route.url.startsWith('/v1/') && !route.config?.public;
-    if (open && !route.config?.scope) throw new Error(`route ${route.method} ${route.url} declares no scope`);
+    requireAccessRule(this, route);
     if (route.url.startsWith('/v1/')) {
       const scope = route.config?.scope;
       const description = [route.schema?.description, scope && `Required scope: \`${scope}\`.`].filter(Boolean).join('\n\n');
@@ -143,13 +143,16 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     config: { public: true },
     schema: { hide: true },
   }, async () => buildOpenApiDocument(app));
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
     if (draining.value) return reply.code(503).send({ status: 'draining' });
     await database.db.selectFrom('accounts').select('id').limit(1).execute();
     return { status: 'ready', database: database.engine };
   });
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json' } } as any);
+  await app.register(async (docs) => {
+    markPublic(docs); // the reference UI's own routes: static pages over the public document
+    await docs.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json' } } as any);
+  });
 
   for (const module of modules) {
     await module.register(app, { platform, events, services });

@@ -123,12 +123,17 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
     });
   }
 
+  // Who may pass is decided by the route the router matched, never by the URL text: the
+  // router decodes "%76" and absolute-form targets, so the text is not what it matched.
+  // Every route declares a scope or `public` (app.ts refuses any other at registration).
+  // A request that matched no route reaches only the 404/405 handler, which reads nothing;
+  // it is authenticated when it brings a key, so its rate-limit headers are its own.
   function authenticate(request: FastifyRequest, reply: FastifyReply): Pending {
     const config = request.routeOptions.config;
-    const isV1 = request.url.startsWith('/v1/') || request.url === '/v1';
-    if (config.public || !isV1) return showAnonymousLimit(request, reply);
-
+    if (config.public) return showAnonymousLimit(request, reply);
     const header = request.headers.authorization;
+    if (request.is404 && !header) return showAnonymousLimit(request, reply);
+
     if (!header) {
       return refuse(request, reply, new Problem('missing_api_key', 'Send your API key as "Authorization: Bearer sb_test_..." (sandbox) or "sb_live_..." (live).'));
     }
@@ -141,7 +146,7 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
     return then(findKey(platform, secret, now.getTime()), (key) => admit(request, reply, key, now, config.scope));
   }
 
-  /** `needed`: the route's scope (unknown routes have none and fall through to the 404 handler). */
+  /** `needed`: the route's scope (only the 404/405 handler has none). */
   function admit(request: FastifyRequest, reply: FastifyReply, key: KeyLookup | undefined, now: Date, needed: Scope | undefined): Pending {
     if (!key) return refuse(request, reply, new Problem('invalid_api_key', 'No API key matches the one provided.'));
     if (key.status === 'revoked') return refuse(request, reply, new Problem('api_key_revoked', `API key ${key.id} was revoked.`));
@@ -173,7 +178,12 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
       rateLimit: d,
     };
 
-    if (needed && !grants(key.scopeList, needed)) {
+    if (!needed) {
+      if (request.is404) return;
+      // Unreachable by construction (app.ts); refusing keeps it default-deny regardless.
+      return sendProblem(request, reply, new Problem('insufficient_scope', 'This endpoint declares no scope, so no key may use it.'));
+    }
+    if (!grants(key.scopeList, needed)) {
       return sendProblem(request, reply, new Problem('insufficient_scope', `This request needs the "${needed}" scope, which key ${key.id} does not have.`, {
         extensions: { required_scope: needed },
       }));

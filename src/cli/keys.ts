@@ -2,7 +2,7 @@ import { integer, parse, required, UsageError } from './args.ts';
 import { withStore } from './store.ts';
 import { present } from '../modules/keys/service.ts';
 
-export const KEYS_USAGE = `switchboard keys create --account acct_... --mode sandbox|live [--name N] [--scopes calls:write,messages:read] [--allowed-ips 203.0.113.0/24,...] [--json]
+export const KEYS_USAGE = `switchboard keys create --account acct_... --mode sandbox|live [--name N] [--scopes calls:write,messages:read (default *)] [--allowed-ips 203.0.113.0/24,...] [--json]
 switchboard keys list --account acct_... [--mode sandbox|live] [--json]
 switchboard keys rotate <key_id> [--grace-seconds N] [--json]
 switchboard keys revoke <key_id> [--json]`;
@@ -33,7 +33,8 @@ export async function keysCommand(argv: string[], out: (s: string) => void): Pro
       const account = await s.accounts.get(required(values, 'account'));
       return s.keys.create(s.database.db, {
         accountId: account.id, mode: (mode ?? 'sandbox') as 'sandbox' | 'live', name: values.name as string | undefined,
-        scopes: csv(values.scopes), allowedIps: csv(values['allowed-ips']),
+        // The operator's tool: without --scopes the key gets everything, as the default keys do.
+        scopes: csv(values.scopes) ?? ['*'], allowedIps: csv(values['allowed-ips']),
       });
     });
     return out(json ? JSON.stringify({ ...present(row, now), secret }) + '\n' : `${row.id}\n${secret}\nThe secret is shown only once.\n`);

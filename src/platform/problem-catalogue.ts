@@ -43,6 +43,7 @@ export const PROBLEMS = {
   // Keys
   key_already_revoked: { status: 409, title: 'The API key is already revoked' },
   cannot_revoke_current_key: { status: 409, title: 'A key cannot revoke itself' },
+  scope_not_held: { status: 403, title: 'A key can only grant or manage scopes it holds itself' },
 
   // Carriers
   carrier_unavailable: { status: 503, title: 'No carrier is configured for live traffic' },

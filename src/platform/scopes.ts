@@ -18,3 +18,11 @@ export function grants(held: readonly string[], needed: Scope): boolean {
   if (needed.endsWith(':read')) return held.includes(needed.replace(/:read$/, ':write'));
   return false;
 }
+
+/**
+ * The scopes in `requested` that `held` does not cover: a key may grant, widen to, rotate or
+ * otherwise manage only keys within its own rights. `*` is covered only by `*` itself.
+ */
+export function scopesBeyond(requested: readonly string[], held: readonly string[]): string[] {
+  return requested.filter((s) => (s === '*' ? !held.includes('*') : !isScope(s) || !grants(held, s)));
+}

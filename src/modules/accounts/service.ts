@@ -74,8 +74,8 @@ export class AccountService {
     };
     return inTransaction(this.db, async (trx) => {
       await trx.insertInto('accounts').values(row).execute();
-      const sandbox = await this.keys.create(trx, { accountId: row.id, mode: 'sandbox', name: 'Default sandbox key' });
-      const live = await this.keys.create(trx, { accountId: row.id, mode: 'live', name: 'Default live key' });
+      const sandbox = await this.keys.create(trx, { accountId: row.id, mode: 'sandbox', name: 'Default sandbox key', scopes: ['*'] });
+      const live = await this.keys.create(trx, { accountId: row.id, mode: 'live', name: 'Default live key', scopes: ['*'] });
       const inventory = await pickFreeSandboxNumber(trx);
       const number: NumberRow = {
         id: newId('number'),

@@ -14,11 +14,12 @@ export function keyRoutes(app: App, { services, platform }: ModuleContext): void
   app.post('/v1/keys', {
     config: { scope: 'keys:write' },
     schema: { operationId: 'createKey', tags, summary: 'Create an API key in the mode of the calling key', body: CreateKeyBody,
-      response: { 200: ApiKeyWithSecretSchema, ...problemResponses() } },
+      response: { 200: ApiKeyWithSecretSchema, ...problemResponses('scope_not_held') } },
   }, async (request) => {
     const { account, mode } = request.auth;
     const { row, secret } = await keys.create(platform.database.db, {
       accountId: account.id, mode, name: request.body.name, scopes: request.body.scopes, allowedIps: request.body.allowed_ips,
+      callerScopes: request.auth.scopes,
     });
     return { ...present(row, now()), secret };
   });
@@ -43,10 +44,10 @@ export function keyRoutes(app: App, { services, platform }: ModuleContext): void
   app.patch('/v1/keys/:id', {
     config: { scope: 'keys:write' },
     schema: { operationId: 'updateKey', tags, summary: 'Rename a key, change its scopes or its IP allow-list', params: IdParams, body: UpdateKeyBody,
-      response: { 200: ApiKeySchema, ...problemResponses('not_found') } },
+      response: { 200: ApiKeySchema, ...problemResponses('not_found', 'scope_not_held') } },
   }, async (request) => {
     const { name, scopes, allowed_ips } = request.body;
-    const row = await keys.update(request.auth.account.id, request.auth.mode, request.params.id, { name, scopes, allowedIps: allowed_ips });
+    const row = await keys.update(request.auth.account.id, request.auth.mode, request.params.id, { name, scopes, allowedIps: allowed_ips }, request.auth.scopes);
     return present(row, now());
   });
 
@@ -54,15 +55,15 @@ export function keyRoutes(app: App, { services, platform }: ModuleContext): void
     config: { scope: 'keys:write' },
     schema: { operationId: 'rotateKey', tags, summary: 'Rotate a key: a new secret now, the old one expires after a grace period',
       params: IdParams, body: RotateKeyBody,
-      response: { 200: RotatedKeySchema, ...problemResponses('not_found', 'key_already_revoked') } },
+      response: { 200: RotatedKeySchema, ...problemResponses('not_found', 'key_already_revoked', 'scope_not_held') } },
   }, async (request) => {
-    const { row, secret, previous } = await keys.rotate(request.auth.account.id, request.auth.mode, request.params.id, request.body.expires_in_seconds);
+    const { row, secret, previous } = await keys.rotate(request.auth.account.id, request.auth.mode, request.params.id, request.body.expires_in_seconds, request.auth.scopes);
     return { key: { ...present(row, now()), secret }, previous_key: present(previous, now()) };
   });
 
   app.post('/v1/keys/:id/revoke', {
     config: { scope: 'keys:write' },
     schema: { operationId: 'revokeKey', tags, summary: 'Revoke a key at once', params: IdParams,
-      response: { 200: ApiKeySchema, ...problemResponses('not_found', 'cannot_revoke_current_key') } },
-  }, async (request) => present(await keys.revoke(request.auth.account.id, request.auth.mode, request.params.id, request.auth.keyId), now()));
+      response: { 200: ApiKeySchema, ...problemResponses('not_found', 'cannot_revoke_current_key', 'scope_not_held') } },
+  }, async (request) => present(await keys.revoke(request.auth.account.id, request.auth.mode, request.params.id, request.auth.keyId, request.auth.scopes), now()));
 }

@@ -33,7 +33,7 @@ export const ApiKeyWithSecretSchema = Type.Intersect([
 export const CreateKeyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    scopes: Type.Optional(Type.Array(Scope, { maxItems: 40, description: 'Default ["*"].' })),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 40, description: 'Default: the scopes of the key making the request. Never empty; "*" only when asked for. Only scopes the calling key holds can be granted.' })),
     allowed_ips: Type.Optional(Type.Array(Cidr, { maxItems: 100 })),
   },
   { additionalProperties: false },

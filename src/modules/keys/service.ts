@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import { newKeySecret, sha256Hex } from '../../platform/secrets.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
-import { isScope } from '../../platform/scopes.ts';
+import { isScope, scopesBeyond } from '../../platform/scopes.ts';
 import { inTransaction } from '../../store/transaction.ts';
 
 export const KEY_PREFIX: Record<Mode, string> = { sandbox: 'sb_test_', live: 'sb_live_' };
@@ -52,12 +52,24 @@ export function present(row: ApiKeyRow, now: Date): ApiKey {
   };
 }
 
-export function normaliseScopes(scopes: string[] | undefined): string[] {
-  const list = scopes && scopes.length > 0 ? scopes : ['*'];
-  list.forEach((s, i) => {
+/** A non-empty list of known scopes: an empty list is refused, never read as "everything". */
+export function normaliseScopes(scopes: readonly string[]): string[] {
+  if (scopes.length === 0) throw invalidField('scopes', 'List at least one scope; "*" (everything) must be asked for explicitly.', 'empty_scopes');
+  scopes.forEach((s, i) => {
     if (!isScope(s)) throw invalidField(`scopes.${i}`, `"${s}" is not a scope; use "*" or "<resource>:read|write".`, 'unknown_scope');
   });
-  return [...new Set(list)];
+  return [...new Set(scopes)];
+}
+
+/** Refuses a change that would give or touch rights the calling key does not hold. */
+function requireWithin(scopes: string[], caller: readonly string[] | undefined, what: string): void {
+  if (!caller) return; // the operator (CLI, account creation) is not limited by a key
+  const beyond = scopesBeyond(scopes, caller);
+  if (beyond.length > 0) {
+    throw new Problem('scope_not_held', `${what} needs ${beyond.map((s) => `"${s}"`).join(', ')}, which the calling key does not hold; a key can only grant or manage scopes it holds itself.`, {
+      extensions: { scopes_not_held: beyond },
+    });
+  }
 }
 
 export function normaliseAllowedIps(ips: string[] | undefined): string[] {
@@ -76,9 +88,12 @@ export interface CreateKeyInput {
   accountId: string;
   mode: Mode;
   name?: string | undefined;
+  /** Default: the calling key's scopes (an operator without a key must name them). */
   scopes?: string[] | undefined;
   allowedIps?: string[] | undefined;
   rotatedFrom?: string | null;
+  /** The scopes of the key making the request; undefined for the operator (CLI, sign-up). */
+  callerScopes?: readonly string[] | undefined;
 }
 
 export class KeyService {
@@ -87,6 +102,10 @@ export class KeyService {
 
   /** Returns the stored row and the secret, which exists only in this return value. */
   async create(db: Kysely<Tables>, input: CreateKeyInput): Promise<{ row: ApiKeyRow; secret: string }> {
+    const requested = input.scopes ?? input.callerScopes;
+    if (!requested) throw invalidField('scopes', 'Name the scopes of the new key.', 'required');
+    const scopes = normaliseScopes(requested);
+    requireWithin(scopes, input.callerScopes, 'The new key');
     const prefix = KEY_PREFIX[input.mode];
     const secret = newKeySecret(prefix);
     const row: ApiKeyRow = {
@@ -97,7 +116,7 @@ export class KeyService {
       secret_hash: sha256Hex(secret),
       prefix,
       last4: secret.slice(-4),
-      scopes: JSON.stringify(normaliseScopes(input.scopes)),
+      scopes: JSON.stringify(scopes),
       allowed_ips: JSON.stringify(normaliseAllowedIps(input.allowedIps)),
       status: 'active',
       expires_at: null,
@@ -126,9 +145,10 @@ export class KeyService {
    * Rotation without downtime: a new key with the same name, scopes and allow-list; the old
    * one keeps working until `expires_at` (now + grace; 0 ends it at once).
    */
-  async rotate(accountId: string, mode: Mode, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS) {
+  async rotate(accountId: string, mode: Mode, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS, callerScopes?: readonly string[]) {
     return inTransaction(this.db, async (trx) => {
       const old = await this.get(accountId, mode, id, trx);
+      requireWithin(JSON.parse(old.scopes), callerScopes, `Rotating key ${id}`);
       const now = this.clock.now();
       if (old.status === 'revoked') throw new Problem('key_already_revoked', `Key ${id} is revoked and cannot be rotated.`);
       if (old.expires_at !== null && old.expires_at <= now.toISOString()) {
@@ -137,14 +157,15 @@ export class KeyService {
       const expiresAt = new Date(now.getTime() + graceSeconds * 1000).toISOString();
       await trx.updateTable('api_keys').set({ expires_at: expiresAt }).where('id', '=', id).execute();
       const created = await this.create(trx, {
-        accountId, mode, name: old.name, scopes: JSON.parse(old.scopes), allowedIps: JSON.parse(old.allowed_ips), rotatedFrom: old.id,
+        accountId, mode, name: old.name, scopes: JSON.parse(old.scopes), allowedIps: JSON.parse(old.allowed_ips), rotatedFrom: old.id, callerScopes,
       });
       return { ...created, previous: { ...old, expires_at: expiresAt } };
     }).finally(this.onChange);
   }
 
-  async revoke(accountId: string, mode: Mode, id: string, callerKeyId: string): Promise<ApiKeyRow> {
+  async revoke(accountId: string, mode: Mode, id: string, callerKeyId: string, callerScopes?: readonly string[]): Promise<ApiKeyRow> {
     const row = await this.get(accountId, mode, id);
+    requireWithin(JSON.parse(row.scopes), callerScopes, `Revoking key ${id}`);
     if (row.status === 'revoked') return row; // revoking twice is a no-op, so retries are safe
     if (id === callerKeyId) throw new Problem('cannot_revoke_current_key', 'Use another key to revoke this one, so you are never locked out by accident.');
     const now = this.clock.now().toISOString();
@@ -153,11 +174,16 @@ export class KeyService {
     return { ...row, status: 'revoked', revoked_at: now };
   }
 
-  async update(accountId: string, mode: Mode, id: string, patch: { name?: string | undefined; scopes?: string[] | undefined; allowedIps?: string[] | undefined }): Promise<ApiKeyRow> {
+  async update(accountId: string, mode: Mode, id: string, patch: { name?: string | undefined; scopes?: string[] | undefined; allowedIps?: string[] | undefined }, callerScopes?: readonly string[]): Promise<ApiKeyRow> {
     const row = await this.get(accountId, mode, id);
+    requireWithin(JSON.parse(row.scopes), callerScopes, `Changing key ${id}`);
     const set: Partial<ApiKeyRow> = {};
     if (patch.name !== undefined) set.name = patch.name;
-    if (patch.scopes !== undefined) set.scopes = JSON.stringify(normaliseScopes(patch.scopes));
+    if (patch.scopes !== undefined) {
+      const scopes = normaliseScopes(patch.scopes);
+      requireWithin(scopes, callerScopes, `Giving key ${id} these scopes`);
+      set.scopes = JSON.stringify(scopes);
+    }
     if (patch.allowedIps !== undefined) set.allowed_ips = JSON.stringify(normaliseAllowedIps(patch.allowedIps));
     if (Object.keys(set).length > 0) await this.db.updateTable('api_keys').set(set).where('id', '=', id).execute();
     this.onChange();

@@ -26,6 +26,16 @@ export interface IdempotencyHooks {
   onSend: onSendAsyncHookHandler;
 }
 
+/**
+ * The path a key is scoped to: the matched route with its decoded parameters, so every
+ * spelling of one endpoint ("/v1/calls", "/v1/calls/", "/%761/calls", absolute form) shares
+ * one key space while different resources ("/v1/calls/A/hangup", ".../B/hangup") do not.
+ */
+export function routePath(request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  return request.routeOptions.url!.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? '')));
+}
+
 /** The hooks to attach to every write route (see app.ts): reads never pay for them. */
 export function idempotencyHooks(app: FastifyInstance, platform: Platform): IdempotencyHooks {
   const { db } = platform.database;
@@ -33,7 +43,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
 
   async function claim(request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
     const { account, mode } = request.auth;
-    const path = request.url.split('?')[0]!;
+    const path = routePath(request);
     const requestHash = hashRequest(request.method, path, request.body);
     const now = platform.clock.now();
     const scope = { account_id: account.id, mode, method: request.method, path, key };

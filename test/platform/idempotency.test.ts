@@ -92,3 +92,31 @@ describe('Idempotency-Key', () => {
     assert.match(replay.headers.get('content-type') ?? '', /problem\+json/);
   });
 });
+
+describe('Idempotency-Key follows the route, not the text (issue 11.10)', () => {
+  test('every spelling of one endpoint shares the key: one key created, the rest replayed', async () => {
+    const fresh = await t.createAccount('scale');
+    const before = await keyCount(fresh.keys.sandbox);
+    const spellings = ['/v1/keys', '/v1/keys/', '/%761/keys', '/v1/%6beys'];
+    const ids = new Set<string>();
+    for (const [i, path] of spellings.entries()) {
+      const res = await t.request('POST', path, { key: fresh.keys.sandbox, body: { name: 'one' }, idempotencyKey: 'spelled-4-ways' });
+      assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.headers.get('idempotent-replayed'), i === 0 ? null : 'true', path);
+      ids.add(res.body.id);
+    }
+    assert.equal(ids.size, 1);
+    assert.equal(await keyCount(fresh.keys.sandbox), before + 1);
+  });
+
+  test('the same key on two resources of one route is two requests', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const a = (await api.post('/v1/keys', { name: 'a', scopes: ['calls:read'] })).body.id;
+    const b = (await api.post('/v1/keys', { name: 'b', scopes: ['calls:read'] })).body.id;
+    const first = await api.post(`/v1/keys/${a}/revoke`, undefined, { idempotencyKey: 'per-resource' });
+    const second = await api.post(`/v1/keys/${b}/revoke`, undefined, { idempotencyKey: 'per-resource' });
+    assert.equal(first.body.id, a);
+    assert.equal(second.body.id, b);
+    assert.equal(second.headers.get('idempotent-replayed'), null);
+  });
+});

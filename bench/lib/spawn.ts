@@ -61,14 +61,15 @@ export async function startSwitchboard(dataDir: string, env: Record<string, stri
   const child = spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', '--port', String(chosen), '--data-dir', dataDir], {
     env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 300; i++) {
+  // A busy machine can take a while to compile the sources through tsx: wait up to 2 minutes.
+  for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`switchboard exited with ${child.exitCode} before it was ready`);
     const ok = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
     if (ok) return { child, url, stop: () => stop(child) };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
-  throw new Error('switchboard did not become ready within 30 s');
+  throw new Error('switchboard did not become ready within 120 s');
 }
 
 export function stop(child: ChildProcess): Promise<void> {

@@ -1,17 +1,14 @@
 // The voice side of a carrier: what Switchboard asks of a phone network (place a call,
-// hang it up, blind-transfer it, hand over recorded audio) and how the network reports
-// back (CallSignals). The sandbox uses the simulator; live mode needs a real carrier
+// hang it up, blind-transfer it; its MediaPort for the audio of answered calls) and how
+// the network reports back (CallSignals). The sandbox uses the simulator; live mode needs a real carrier
 // (SIP trunk), and until one is configured a live call is refused with 503
 // `carrier_unavailable` before anything is written. Messaging carriers live in their own
 // interface (MessagingCarrier), next to this one.
 import type { Trx } from '../store/transaction.ts';
 import type { Mode } from '../store/platform-tables.ts';
-import type { PcmAudio } from '../media/wav.ts';
-import type { RecordingFormat } from './media-port.ts';
-import type { TranscriptSegment } from '../modules/recordings/transcript.ts';
+import type { MediaPort } from './media-port.ts';
 import type { CallRow } from '../modules/calls/tables.ts';
 import type { HangupCause, HangupSource } from '../modules/calls/states.ts';
-import type { RecordingSpan } from '../modules/recordings/tables.ts';
 import { Problem } from '../platform/problems.ts';
 
 /** How a call ended on the network side. */
@@ -19,7 +16,7 @@ export interface CallEnd {
   status: 'completed' | 'busy' | 'no_answer' | 'failed';
   hangupCause: HangupCause;
   hangupSource: HangupSource;
-  /** Talk time on the carrier's clock, for answered calls. */
+  /** Talk time as the carrier measured it (media since answer), for answered calls. */
   talkSeconds?: number;
 }
 
@@ -38,7 +35,6 @@ export interface CallSignals {
   transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void>;
 }
 
-export type { RecordingFormat } from './media-port.ts';
 
 export interface VoiceCarrier {
   readonly name: string;
@@ -50,10 +46,12 @@ export interface VoiceCarrier {
   hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }>;
   /** Blind transfer of the called party to `to`; the outcome comes back via transferSettled. */
   transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void>;
-  /** Seconds of talk since the call was answered, on the carrier's timeline. */
-  talkSeconds(trx: Trx, call: CallRow): Promise<number>;
-  /** The audio captured during `spans` of the call, with its timed transcript. */
-  recordingMedia(call: CallRow, spans: RecordingSpan[], format: RecordingFormat, seed: string): Promise<{ audio: PcmAudio; transcript: TranscriptSegment[] }>;
+  /**
+   * The audio of the carrier's answered calls: call flows run through it, recordings are
+   * captured by it and streamed to their sinks as the call runs, and its `elapsed` is the
+   * call's talk time so far.
+   */
+  readonly media: MediaPort;
 }
 
 /** Finds the carrier of a mode (new calls) or of an existing call (by the name stored with it). */
@@ -71,6 +69,11 @@ export class VoiceCarriers {
     throw new Problem('carrier_unavailable',
       'Live calls need a real carrier (a SIP trunk), and none is configured on this Switchboard server, so nothing was created. '
       + 'Use a sandbox key (sb_test_...) to place calls on the simulated carrier.');
+  }
+
+  /** Every configured carrier (the recordings module connects its sinks to each media port). */
+  all(): VoiceCarrier[] {
+    return [...this.byName.values()];
   }
 
   named(name: string): VoiceCarrier {

@@ -141,26 +141,36 @@ export interface RecordingFormat {
 
 /** Where a recording's audio goes while the call runs: a WAV file written in chunks. */
 export interface RecordingSink {
+  /** Frames already in the file (non-zero when reopened to resume). */
+  readonly frameCount: number;
   /**
    * Appends frames (one Int16Array per channel, equal lengths; stereo is caller on 0,
    * callee on 1). Resolves once the chunk is handed to the file, so a writer that awaits
    * each chunk holds at most one in memory.
    */
   write(samples: Int16Array[]): Promise<void>;
-  /** Timed words heard in this audio, in seconds from the sink's first frame. */
+  /** Timed words heard in this audio, in seconds from the recording's first frame. */
   words(segments: TranscriptSegment[]): void;
-  /** Finishes the file (header patched, renamed into place). */
-  close(): Promise<{ path: string; durationMs: number; sizeBytes: number; transcript: TranscriptSegment[] }>;
-  /** Drops the partial file (the call's recording failed). */
-  abort(): Promise<void>;
+  /** Finishes the file and hands it to the recordings module, which makes the recording ready. */
+  close(): Promise<void>;
+  /** Releases the file unfinished; `RecordingSinks.open` with `fromFrame` continues it later. */
+  suspend(): Promise<void>;
+  /** Drops the partial file: the recording fails with `reason`. */
+  abort(reason: string): Promise<void>;
 }
 
 export interface RecordingSinks {
-  open(accountId: string, recordingId: string, format: RecordingFormat): Promise<RecordingSink>;
+  /**
+   * Opens the sink of recording `recordingId`. `fromFrame` > 0 continues a suspended (or
+   * crashed) file from that frame, dropping anything after it; 0 starts it afresh.
+   */
+  open(accountId: string, recordingId: string, format: RecordingFormat, fromFrame?: number): Promise<RecordingSink>;
 }
 
 /** The media side of one carrier: every answered call of that carrier is driven through it. */
 export interface MediaPort {
+  /** The recordings module connects its sinks at start-up, before any call is answered. */
+  connectSinks(sinks: RecordingSinks): void;
   /** Starts `op` on `call` (in progress); the end comes back as `MediaEvents.finished(call.id, opId, ...)`. */
   run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void>;
   /** Cuts the running operation `opId` short; it finishes with reason `interrupted`. No-op if it already ended. */

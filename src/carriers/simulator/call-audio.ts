@@ -2,13 +2,12 @@
 // transferred to) speaks its scripted dialogue from the moment it was connected. A
 // recording captures some spans of that timeline; its transcript is the words heard in
 // those spans (clipped at span edges) moved to recording time, and its audio is
-// synthesized from exactly that transcript, so words and sound line up by construction.
-import type { PcmAudio } from '../../media/wav.ts';
+// synthesized from exactly that transcript, slice by slice, so words and sound line up by
+// construction and a recording of any length is produced in bounded memory.
 import type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
-import type { RecordingSpan } from '../../modules/recordings/tables.ts';
-import type { RecordingFormat } from '../carrier.ts';
+import type { RecordingFormat } from '../media-port.ts';
 import { simulatedDialogue, type DialogueKind } from './conversation-script.ts';
-import { synthesizeAudio, timeDialogue } from './speech.ts';
+import { synthesizeFrames, timeDialogue } from './speech.ts';
 import { SPEECH_START_SECONDS } from './magic-numbers.ts';
 
 export interface SimulatedLeg {
@@ -54,10 +53,10 @@ function clip(segments: TranscriptSegment[], from: number, to: number, offset: n
   return out;
 }
 
-/** The recording of `spans` of the call: transcript in recording seconds and matching PCM audio. */
-export function renderRecording(
-  callId: string, legs: SimulatedLeg[], spans: RecordingSpan[], format: RecordingFormat, seed: string,
-): { audio: PcmAudio; transcript: TranscriptSegment[] } {
+/** The transcript of `spans` of the call, in recording seconds, and the recording's length. */
+export function recordingTranscript(
+  callId: string, legs: SimulatedLeg[], spans: ReadonlyArray<{ start: number; end: number | null }>,
+): { transcript: TranscriptSegment[]; durationSeconds: number } {
   const timeline = callTimeline(callId, legs);
   const transcript: TranscriptSegment[] = [];
   let offset = 0;
@@ -66,6 +65,19 @@ export function renderRecording(
     transcript.push(...clip(timeline, span.start, end, offset));
     offset = round3(offset + Math.max(0, end - span.start));
   }
-  const samples = synthesizeAudio(transcript, { ...format, durationSeconds: offset, seed });
-  return { audio: { sampleRate: format.sampleRate, channels: format.channels, samples }, transcript };
+  return { transcript, durationSeconds: offset };
+}
+
+/**
+ * Frames [fromFrame, fromFrame + count) of the recording's audio, synthesised from its
+ * transcript (so words and sound line up by construction). Only the segments that overlap
+ * the slice are synthesised, so slicing a long recording costs the same per frame.
+ */
+export function recordingFrames(
+  transcript: readonly TranscriptSegment[], format: RecordingFormat, seed: string, fromFrame: number, count: number,
+): Int16Array[] {
+  const from = fromFrame / format.sampleRate;
+  const to = (fromFrame + count) / format.sampleRate;
+  const overlapping = transcript.filter((s) => s.end > from && s.start < to);
+  return synthesizeFrames(overlapping, { ...format, seed }, fromFrame, count);
 }

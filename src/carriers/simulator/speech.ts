@@ -65,46 +65,75 @@ const COMFORT_NOISE_PEAK = 40;
  * One Int16Array per output channel. Each word is a voiced burst confined to
  * [word.start, word.end); everything else is low comfort noise that is never
  * exactly 0, so digital silence in the output can only come from redaction.
+ * The same as concatenating `synthesizeFrames` over any split of the duration.
  */
 export function synthesizeAudio(segments: TranscriptSegment[], options: SynthesisOptions): Int16Array[] {
-  const { sampleRate, channels, durationSeconds, seed } = options;
+  const { sampleRate, durationSeconds } = options;
   if (!Number.isFinite(durationSeconds) || durationSeconds < 0) {
     throw new RangeError(`synthesizeAudio: invalid durationSeconds ${durationSeconds}`);
   }
-  const frameCount = Math.round(durationSeconds * sampleRate);
-  const random = seededRandom(seed);
-  const voice = Array.from({ length: channels }, () => new Float64Array(frameCount));
-
-  for (const segment of segments) {
-    const track = voice[channels === 2 ? segment.channel : 0] as Float64Array;
-    for (const word of segment.words) {
-      // Slight per-word pitch wander so consecutive words are audibly distinct.
-      const pitch = PITCH_HZ_BY_CHANNEL[segment.channel] * (0.9 + 0.2 * random());
-      addVoicedBurst(track, sampleRate, word, pitch);
-    }
-  }
-
-  return voice.map((track) => {
-    const out = new Int16Array(frameCount);
-    for (let i = 0; i < frameCount; i++) {
-      out[i] = clampToInt16(Math.round((track[i] as number) + comfortNoise(random)));
-    }
-    return out;
-  });
+  return synthesizeFrames(segments, options, 0, Math.round(durationSeconds * sampleRate));
 }
 
-function addVoicedBurst(track: Float64Array, sampleRate: number, word: TranscriptWord, pitchHz: number): void {
+/**
+ * Frames [fromFrame, fromFrame + frameCount) of the audio `synthesizeAudio` would make, so a
+ * long recording is produced slice by slice in bounded memory. Randomness is keyed by
+ * position (noise by one-second block, pitch by word), never by how the audio is sliced.
+ * `segments` may be only the words that overlap the slice.
+ */
+export function synthesizeFrames(
+  segments: readonly TranscriptSegment[], options: Omit<SynthesisOptions, 'durationSeconds'>, fromFrame: number, frameCount: number,
+): Int16Array[] {
+  const { sampleRate, channels, seed } = options;
+  // Comfort noise everywhere first: each one-second block copies the shared noise table from
+  // an offset keyed by the seed and the block, so hours of it cost a copy, not a generator...
+  const out = Array.from({ length: channels }, () => new Int16Array(frameCount));
+  for (let i = 0; i < frameCount;) {
+    const block = Math.floor((fromFrame + i) / sampleRate);
+    const blockEnd = Math.min(frameCount, (block + 1) * sampleRate - fromFrame);
+    const random = seededRandom(`${seed}:n:${block}`);
+    for (let c = 0; c < channels; c++) {
+      const start = Math.floor(random() * (NOISE.length - sampleRate)) + (fromFrame + i - block * sampleRate);
+      (out[c] as Int16Array).set(NOISE.subarray(start, start + blockEnd - i), i);
+    }
+    i = blockEnd;
+  }
+  // ...then the voiced words, only where there are any (most of a long call is silence).
+  for (let c = 0; c < channels; c++) {
+    const words = segments.filter((segment) => channels === 1 || segment.channel === c);
+    if (words.length === 0) continue;
+    const voice = new Float64Array(frameCount);
+    for (const segment of words) {
+      for (const word of segment.words) {
+        // Slight per-word pitch wander so consecutive words are audibly distinct.
+        const pitch = PITCH_HZ_BY_CHANNEL[segment.channel] * (0.9 + 0.2 * seededRandom(`${seed}:w:${segment.channel}:${word.start}`)());
+        addVoicedBurst(voice, sampleRate, word, pitch, fromFrame);
+      }
+    }
+    const track = out[c] as Int16Array;
+    for (let i = 0; i < frameCount; i++) {
+      const v = voice[i] as number;
+      if (v !== 0) track[i] = clampToInt16(Math.round(v + (track[i] as number)));
+    }
+  }
+  return out;
+}
+
+/** Adds the part of `word` that falls in the track, whose first sample is frame `offset` of the audio. */
+function addVoicedBurst(track: Float64Array, sampleRate: number, word: TranscriptWord, pitchHz: number, offset: number): void {
   const first = firstSampleAtOrAfter(word.start, sampleRate);
-  const end = Math.min(firstSampleAtOrAfter(word.end, sampleRate), track.length);
-  const length = end - first;
+  const length = firstSampleAtOrAfter(word.end, sampleRate) - first;
   if (length <= 0) return;
   const attack = Math.min(Math.round(ATTACK_SECONDS * sampleRate), Math.floor(length / 2));
   const release = Math.min(Math.round(RELEASE_SECONDS * sampleRate), length - attack);
-  for (let k = 0; k < length; k++) {
+  const fromK = Math.max(0, offset - first);
+  const toK = Math.min(length, offset + track.length - first);
+  for (let k = fromK; k < toK; k++) {
     const envelope = Math.min(1, (k + 1) / (attack || 1), (length - k) / (release || 1));
     const phase = (2 * Math.PI * pitchHz * k) / sampleRate;
     const wave = HARMONIC_WEIGHTS.reduce((sum, weight, h) => sum + weight * Math.sin((h + 1) * phase), 0);
-    track[first + k] = (track[first + k] as number) + (VOICE_PEAK * envelope * wave) / HARMONIC_SUM;
+    const i = first + k - offset;
+    track[i] = (track[i] as number) + (VOICE_PEAK * envelope * wave) / HARMONIC_SUM;
   }
 }
 
@@ -112,6 +141,12 @@ function addVoicedBurst(track: Float64Array, sampleRate: number, word: Transcrip
 function firstSampleAtOrAfter(seconds: number, sampleRate: number): number {
   return Math.max(0, Math.ceil(seconds * sampleRate - 1e-6));
 }
+
+/** Enough noise for any one-second block at 16 kHz to start anywhere in the first half. */
+const NOISE = (() => {
+  const random = seededRandom('comfort-noise');
+  return Int16Array.from({ length: 4 * 16000 }, () => comfortNoise(random));
+})();
 
 /** Uniform over [-PEAK, -1] and [1, PEAK]: never 0, so no window of noise is digital silence. */
 function comfortNoise(random: () => number): number {

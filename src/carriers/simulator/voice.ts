@@ -9,19 +9,12 @@ import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { RecordingSpan } from '../../modules/recordings/tables.ts';
-import type { CallSignals, RecordingFormat, VoiceCarrier } from '../carrier.ts';
+import type { CallSignals, VoiceCarrier } from '../carrier.ts';
 import { RING_SECONDS, SHORT_TALK_SECONDS, SPEECH_START_SECONDS, destination, type Destination } from './magic-numbers.ts';
 import { simulatedDialogue } from './conversation-script.ts';
 import { timeDialogue } from './speech.ts';
-import { renderRecording, type SimulatedLeg } from './call-audio.ts';
-
-/** The simulator's per-call state, kept in calls.carrier_state. */
-interface SimState {
-  /** Bumped whenever a scheduled hang-up becomes obsolete (a transfer connected): stale jobs skip. */
-  leg: number;
-  legs: SimulatedLeg[];
-}
+import { SimulatedMediaPort } from './media.ts';
+import { readSimState, writeSimState, type SimState } from './sim-state.ts';
 
 type Step =
   | { step: 'dial'; callId: string }
@@ -34,10 +27,12 @@ const JOB_KIND = 'simulator.voice';
 
 export class SimulatedVoiceCarrier implements VoiceCarrier {
   readonly name = 'simulator';
+  readonly media: SimulatedMediaPort;
   private signals: CallSignals | null = null;
 
   constructor(private readonly platform: Platform) {
     platform.jobs.register<Step>(JOB_KIND, (step) => this.run(step));
+    this.media = new SimulatedMediaPort(platform);
   }
 
   /** The calls service connects itself once it exists (it needs the carrier too). */
@@ -55,7 +50,7 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
 
   async hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }> {
     // Pending steps find the call ended and do nothing: there is nothing to cancel.
-    return { talkSeconds: call.answered_at ? await this.talkSeconds(trx, call) : null };
+    return { talkSeconds: call.answered_at ? await this.media.elapsed(trx, call) : null };
   }
 
   async transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
@@ -64,18 +59,6 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
     const delay = target.answer === 'no_answer' ? ringTimeout
       : target.answer === 'answers' && target.acceptsTransfer ? Math.min(RING_SECONDS, ringTimeout) : 0;
     await this.schedule(trx, call, { step: 'transfer', callId: call.id, index, to }, delay);
-  }
-
-  async talkSeconds(trx: Trx, call: CallRow): Promise<number> {
-    if (!call.answered_at) return 0;
-    const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
-    const elapsedMs = clock.now().getTime() - Date.parse(call.answered_at);
-    return Math.max(0, Math.round(elapsedMs / this.platform.config.simTimeScale) / 1000);
-  }
-
-  async recordingMedia(call: CallRow, spans: RecordingSpan[], format: RecordingFormat, seed: string) {
-    const state = JSON.parse(call.carrier_state) as SimState;
-    return renderRecording(call.id, state.legs, spans, format, seed);
   }
 
   private async schedule(trx: Trx, call: CallRow, step: Step, simulatedSeconds: number): Promise<void> {
@@ -109,14 +92,15 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
           return signals.ended(trx, call, { status: 'no_answer', hangupCause: 'no_answer', hangupSource: 'carrier' });
         case 'answer': {
           if (call.status !== 'ringing') return;
-          const state: SimState = { leg: 1, legs: [{ at: 0, party: call.to_number, dialogue: target.dialogue }] };
-          await this.saveState(trx, call, state);
+          const state: SimState = { ...await readSimState(trx, call.id), leg: 1, legs: [{ at: 0, party: call.to_number, dialogue: target.dialogue }] };
+          await writeSimState(trx, call.id, state);
+          this.media.answering(trx, call.id);
           await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
           await this.scheduleHangup(trx, call, state, 0, target.talk === 'forever' ? null : talkTime(target, call.id, 0));
           return;
         }
         case 'hangup': {
-          const state = JSON.parse(call.carrier_state) as SimState;
+          const state = await readSimState(trx, call.id);
           if (call.status !== 'in_progress' || state.leg !== step.leg) return;
           const source = step.cause === 'time_limit_reached' ? 'system' : 'callee';
           return signals.ended(trx, call, { status: 'completed', hangupCause: step.cause, hangupSource: source, talkSeconds: step.at });
@@ -131,10 +115,10 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
             return signals.transferSettled(trx, call, step.index, outcome);
           }
           // The called party is handed over: the new party talks from now on, with a fresh hang-up.
-          const at = await this.talkSeconds(trx, call);
-          const previous = JSON.parse(call.carrier_state) as SimState;
-          const state: SimState = { leg: previous.leg + 1, legs: [...previous.legs, { at, party: step.to, dialogue: to.dialogue }] };
-          await this.saveState(trx, call, state);
+          const at = await this.media.elapsed(trx, call);
+          const previous = await readSimState(trx, call.id);
+          const state: SimState = { ...previous, leg: previous.leg + 1, legs: [...previous.legs, { at, party: step.to, dialogue: to.dialogue }] };
+          await writeSimState(trx, call.id, state);
           await signals.transferSettled(trx, { ...call, carrier_state: JSON.stringify(state) }, step.index, 'completed');
           await this.scheduleHangup(trx, call, state, at, to.talk === 'forever' ? null : at + talkTime(to, call.id, state.legs.length - 1));
           return;
@@ -149,10 +133,6 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
     const at = limited ? call.time_limit : talkEnd;
     const step: Step = { step: 'hangup', callId: call.id, leg: state.leg, at, cause: limited ? 'time_limit_reached' : 'normal_clearing' };
     await this.schedule(trx, call, step, Math.max(0, at - now));
-  }
-
-  private async saveState(trx: Trx, call: CallRow, state: SimState): Promise<void> {
-    await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', call.id).execute();
   }
 }
 

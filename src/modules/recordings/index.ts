@@ -11,6 +11,7 @@ export const recordingsModule: SwitchboardModule = {
   register(app, { platform, events, services }) {
     const recordings = new RecordingService(platform, events, services.calls, services.voiceCarriers);
     services.recordings = recordings;
+    for (const carrier of services.voiceCarriers.all()) carrier.media.connectSinks(recordings.sinks);
     app.addSchema(RecordingSchema);
     recordingRoutes(app, recordings);
   },

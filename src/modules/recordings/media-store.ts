@@ -1,11 +1,11 @@
 // Recording audio lives in files under <data dir>/recordings/<account>/<recording>.wav, so
-// it survives restarts with either database engine. Writes go to a temporary file and are
-// renamed into place, so a reader never sees half a file and a redaction, once written,
-// fully replaces the original (nothing unredacted is kept). Several PostgreSQL nodes must
+// it survives restarts with either database engine. Files are written in chunks to a
+// partial file and renamed into place (sinks.ts), so a reader never sees half a file;
+// redaction zeroes ranges in place, keeping no unredacted copy. Several PostgreSQL nodes must
 // share this directory (NFS, a mounted volume) to serve each other's recordings.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { join } from 'node:path';
 
 export class MediaStore {
   constructor(private readonly root: string) {}
@@ -14,15 +14,14 @@ export class MediaStore {
     return join('recordings', accountId, `${recordingId}.wav`);
   }
 
-  async write(relative: string, data: Buffer): Promise<void> {
-    const target = join(this.root, relative);
-    await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(temporary, data, { flush: true });
-    await rename(temporary, target);
+  absolute(relative: string): string {
+    return join(this.root, relative);
   }
 
-  read(relative: string): Promise<Buffer> {
-    return readFile(join(this.root, relative));
+  /** The file as a stream (downloads never load a recording into memory), with its size. */
+  async stream(relative: string): Promise<{ stream: ReadStream; size: number }> {
+    const path = join(this.root, relative);
+    const { size } = await stat(path);
+    return { stream: createReadStream(path), size };
   }
 }

@@ -46,11 +46,12 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
       },
     },
   }, async (request, reply) => {
-    const wav = await recordings.mediaOf(request.auth.account.id, request.auth.mode, request.params.id);
+    const { stream, size } = await recordings.mediaOf(request.auth.account.id, request.auth.mode, request.params.id);
     return reply.type('audio/wav')
+      .header('content-length', size)
       .header('content-disposition', `attachment; filename="${request.params.id}.wav"`)
       .header('cache-control', 'private, no-store')
-      .send(wav);
+      .send(stream);
   });
 
   for (const [action, summary, run] of [

@@ -1,8 +1,9 @@
 // Recordings of calls: started by a call's `record: true` on answer or by the API on a call
 // in progress; paused, (re)started and stopped while the call is up; stopped with the call
-// when it ends; then processed (the carrier hands over audio and transcript, we store a
-// WAV) and `ready`. Redaction masks PII in the transcript and zeroes the matching audio,
-// overwriting the only copy.
+// when it ends. The carrier's media port captures the audio and streams it, chunk by chunk,
+// into a sink of ours (sinks.ts); when it closes the sink the file is complete and the
+// recording is `ready`. Redaction masks PII in the transcript and zeroes the matching audio
+// in place, keeping no unredacted copy.
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -11,20 +12,20 @@ import type { Mode } from '../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
-import { decodeWav, encodeWav } from '../../media/wav.ts';
+import { silenceWavFile } from '../../media/wav-file-silence.ts';
 import type { VoiceCarriers } from '../../carriers/carrier.ts';
+import type { MediaPort } from '../../carriers/media-port.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import type { RecordingRow, RecordingSpan } from './tables.ts';
 import { transition, type RecordingStatus, type TransitionExtra } from './states.ts';
 import { presentRecording, type Recording } from './presenter.ts';
 import { MediaStore } from './media-store.ts';
-import { PII_TYPES, redactSegments, silenceRanges, type PiiType, type RedactedAudioRange } from './pii.ts';
+import { PII_TYPES, redactSegments, type PiiType, type RedactedAudioRange } from './pii.ts';
+import { FileRecordingSinks, type CapturedFile } from './sinks.ts';
 import type { TranscriptSegment } from './transcript.ts';
 
 export const SAMPLE_RATE = 8000;
-const PROCESS_JOB = 'recordings.process';
-const PROCESS_ATTEMPTS = 5;
 const round3 = (s: number) => Math.round(s * 1000) / 1000;
 
 export interface RecordingListFilter {
@@ -38,6 +39,8 @@ export interface RecordingListFilter {
 
 export class RecordingService {
   readonly media: MediaStore;
+  /** Where media ports stream the audio they capture. */
+  readonly sinks: FileRecordingSinks;
 
   constructor(
     private readonly platform: Platform,
@@ -46,7 +49,10 @@ export class RecordingService {
     private readonly carriers: VoiceCarriers,
   ) {
     this.media = new MediaStore(platform.config.dataDir);
-    platform.jobs.register<{ recordingId: string }>(PROCESS_JOB, (p, ctx) => this.process(p.recordingId, ctx.attempt), { maxAttempts: PROCESS_ATTEMPTS });
+    this.sinks = new FileRecordingSinks(this.media, {
+      captured: (id, file) => this.captured(id, file),
+      failed: (id, reason) => this.finish(id, 'failed', { error: reason }),
+    });
     // Recordings follow their call: `record: true` starts one on answer, and the end of the call stops them all.
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && call.record === 1) await this.create(trx, call, 'record', 2, 0, clock);
@@ -56,6 +62,10 @@ export class RecordingService {
 
   private get db() {
     return this.platform.database.db;
+  }
+
+  private port(call: CallRow): MediaPort {
+    return this.carriers.named(call.carrier).media;
   }
 
   private deps(clock: Clock, webhookUrl: string | null) {
@@ -86,6 +96,7 @@ export class RecordingService {
       updated_at: now,
     };
     await trx.insertInto('recordings').values(row).execute();
+    await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: SAMPLE_RATE });
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type: 'call.recording.started', resourceType: 'recording', resourceId: row.id,
       object: presentRecording(row), webhookUrl: call.webhook_url, clock,
@@ -98,12 +109,12 @@ export class RecordingService {
     const open = await trx.selectFrom('recordings').selectAll().where('call_id', '=', call.id)
       .where('status', 'in', ['recording', 'paused']).orderBy('id').execute();
     for (const row of open) await this.stop(trx, row, call, at, clock);
-    // Stopped earlier but not processed yet (the job may be pending): it still gets processed by that job.
+    // Stopped earlier but not ready yet: the port is still writing it, and closes its sink when done.
   }
 
   private async stop(trx: Trx, row: RecordingRow, call: CallRow, at: number, clock: Clock): Promise<RecordingRow> {
     const next = await transition(trx, this.deps(clock, call.webhook_url), row, 'stopped', { spans: closeSpan(row.spans, at) });
-    await this.platform.jobs.enqueue(trx, PROCESS_JOB, { recordingId: row.id }, { clockId: row.mode === 'sandbox' ? row.account_id : null });
+    await this.port(call).stopCapture(trx, call, row.id);
     return next;
   }
 
@@ -114,7 +125,7 @@ export class RecordingService {
       if (call.status !== 'in_progress') {
         throw new Problem('call_not_in_progress', `Recordings start on a call in progress; call ${callId} is ${call.status}.`);
       }
-      const at = await this.carriers.named(call.carrier).talkSeconds(trx, call);
+      const at = await this.port(call).elapsed(trx, call);
       return presentRecording(await this.create(trx, call, 'api', channels, at, caller.clock));
     });
   }
@@ -144,8 +155,9 @@ export class RecordingService {
       }
       if (row.redacted === 1) throw new Problem('invalid_state_transition', `Recording ${id} was redacted and is final; start a new recording with POST /v1/calls/${call.id}/recordings.`);
       if (row.status === 'processing') throw new Problem('invalid_state_transition', `Recording ${id} is being processed; start it again once it is ready.`);
-      const at = await this.carriers.named(call.carrier).talkSeconds(trx, call);
+      const at = await this.port(call).elapsed(trx, call);
       const spans = [...(JSON.parse(row.spans) as RecordingSpan[]), { start: at, end: null }];
+      await this.port(call).startCapture(trx, call, row.id, { channels: row.channels as 1 | 2, sampleRate: SAMPLE_RATE });
       return presentRecording(await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'recording', { spans: JSON.stringify(spans) }));
     });
   }
@@ -154,8 +166,10 @@ export class RecordingService {
   async pause(caller: Caller, id: string): Promise<Recording> {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
-      const at = row.status === 'recording' ? await this.carriers.named(call.carrier).talkSeconds(trx, call) : 0;
-      return presentRecording(await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'paused', { spans: closeSpan(row.spans, at) }));
+      const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
+      const next = await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'paused', { spans: closeSpan(row.spans, at) });
+      await this.port(call).pauseCapture(trx, call, row.id);
+      return presentRecording(next);
     });
   }
 
@@ -166,47 +180,34 @@ export class RecordingService {
       if (row.status !== 'recording' && row.status !== 'paused') {
         throw new Problem('invalid_state_transition', `Recording ${id} is ${row.status}; only a recording that is recording or paused can be stopped.`);
       }
-      const at = row.status === 'recording' ? await this.carriers.named(call.carrier).talkSeconds(trx, call) : 0;
+      const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
       return presentRecording(await this.stop(trx, row, call, at, caller.clock));
     });
   }
 
-  /** The processing job: stopped -> processing -> ready (or failed after the last attempt). */
-  private async process(id: string, attempt: number): Promise<void> {
-    const row = await inTransaction(this.db, async (trx) => {
+  /** The port closed the sink: the file is complete, so the recording is ready (stopped -> processing -> ready). */
+  private async captured(id: string, file: CapturedFile): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
       const current = await this.lock(trx, id);
-      if (!current || (current.status !== 'stopped' && current.status !== 'processing')) return null;
-      if (current.status === 'processing') return current;
+      // Restarted meanwhile (the next stop captures again), or a duplicate close: nothing to do.
+      if (!current || (current.status !== 'stopped' && current.status !== 'processing')) return;
       const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
-      return transition(trx, this.deps(clock, null), current, 'processing');
-    });
-    if (!row) return;
-    const call = await this.db.selectFrom('calls').selectAll().where('id', '=', row.call_id).executeTakeFirstOrThrow();
-    const spans = JSON.parse(row.spans) as RecordingSpan[];
-    let rendered: { wav: Buffer; transcript: TranscriptSegment[]; durationMs: number; path: string };
-    try {
-      const carrier = this.carriers.named(call.carrier);
-      const { audio, transcript } = await carrier.recordingMedia(call, spans, { channels: row.channels as 1 | 2, sampleRate: SAMPLE_RATE }, row.id);
-      const wav = encodeWav(audio);
-      const path = this.media.pathFor(row.account_id, row.id);
-      await this.media.write(path, wav);
-      rendered = { wav, transcript, durationMs: Math.round(((audio.samples[0]?.length ?? 0) / audio.sampleRate) * 1000), path };
-    } catch (err) {
-      if (attempt >= PROCESS_ATTEMPTS) await this.finish(row.id, 'failed', { error: `processing failed: ${(err as Error).message}` });
-      throw err;
-    }
-    await this.finish(row.id, 'ready', {
-      media_path: rendered.path, size_bytes: rendered.wav.length, duration_ms: rendered.durationMs, transcript: JSON.stringify(rendered.transcript), error: null,
+      const processing = current.status === 'stopped' ? await transition(trx, this.deps(clock, null), current, 'processing') : current;
+      const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', current.call_id).executeTakeFirstOrThrow();
+      await transition(trx, this.deps(clock, call.webhook_url), processing, 'ready', {
+        media_path: file.path, size_bytes: file.sizeBytes, duration_ms: file.durationMs, transcript: JSON.stringify(file.transcript), error: null,
+      });
     });
   }
 
   private async finish(id: string, to: 'ready' | 'failed', extra: TransitionExtra): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       const current = await this.lock(trx, id);
-      if (!current || current.status !== 'processing') return;
+      if (!current || (current.status !== 'processing' && current.status !== 'stopped')) return;
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', current.call_id).executeTakeFirstOrThrow();
       const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
-      await transition(trx, this.deps(clock, call.webhook_url), current, to, extra);
+      const from = current.status === 'stopped' ? await transition(trx, this.deps(clock, null), current, 'processing') : current;
+      await transition(trx, this.deps(clock, call.webhook_url), from, to, extra);
     });
   }
 
@@ -224,11 +225,7 @@ export class RecordingService {
       }
       const { segments, ranges } = redactSegments(JSON.parse(row.transcript) as TranscriptSegment[], types);
       if (ranges.length === 0 && row.redacted === 1) return presentRecording(row);
-      if (ranges.length > 0) {
-        const audio = decodeWav(await this.media.read(row.media_path));
-        silenceRanges(audio.samples, audio.sampleRate, ranges, { allChannels: true });
-        await this.media.write(row.media_path, encodeWav(audio));
-      }
+      if (ranges.length > 0) await silenceWavFile(this.media.absolute(row.media_path), ranges);
       const redactions = [...(JSON.parse(row.redactions) as RedactedAudioRange[]), ...ranges]
         .sort((a, b) => a.start - b.start || a.channel - b.channel)
         .map((r) => ({ type: r.type, channel: r.channel, start: round3(r.start), end: round3(r.end) }));
@@ -252,12 +249,12 @@ export class RecordingService {
     return row;
   }
 
-  async mediaOf(accountId: string, mode: Mode, id: string): Promise<Buffer> {
+  async mediaOf(accountId: string, mode: Mode, id: string) {
     const row = await this.get(accountId, mode, id);
     if (row.status !== 'ready' || !row.media_path) {
       throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}; its audio is available once it is ready.`);
     }
-    return this.media.read(row.media_path);
+    return this.media.stream(row.media_path);
   }
 
   async list(accountId: string, mode: Mode, f: RecordingListFilter): Promise<RecordingRow[]> {

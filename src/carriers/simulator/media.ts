@@ -1,0 +1,147 @@
+// The simulator's MediaPort: the sandbox's audio, on the account's test clock. Recordings
+// are captured as spans of the call's talk time (state in calls.carrier_state); when one
+// stops, a durable render job synthesises what was heard in those spans and streams it to
+// the recording's sink in one-second-aligned slices, at most RENDER_CHUNK_SECONDS per job,
+// yielding to the event loop between slices. Memory stays bounded by one slice whatever the
+// call's length, no job holds its lease for long, and a crash resumes the file where the
+// last job left it (the audio is deterministic, so regenerating a slice gives the same bytes).
+import type { Platform } from '../../platform/context.ts';
+import type { Trx } from '../../store/transaction.ts';
+import { inTransaction } from '../../store/transaction.ts';
+import type { CallRow } from '../../modules/calls/tables.ts';
+import type { MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import { recordingFrames, recordingTranscript } from './call-audio.ts';
+import { readSimState, writeSimState } from './sim-state.ts';
+
+const RENDER_JOB = 'simulator.recording_render';
+const RENDER_ATTEMPTS = 5;
+/** Audio produced per render job (then the next job continues the file). */
+export const RENDER_CHUNK_SECONDS = 600;
+/** Audio synthesised between two yields to the event loop. */
+const SLICE_SECONDS = 2;
+
+interface RenderStep {
+  callId: string;
+  recordingId: string;
+  generation: number;
+  fromFrame: number;
+}
+
+const round3 = (s: number) => Math.round(s * 1000) / 1000;
+
+export class SimulatedMediaPort implements MediaPort {
+  private sinks: RecordingSinks | null = null;
+  /** Calls answered in a transaction still running: their talk time is exactly 0 there. */
+  private readonly answeredIn = new WeakMap<Trx, Set<string>>();
+
+  constructor(private readonly platform: Platform) {
+    platform.jobs.register<RenderStep>(RENDER_JOB, (step, ctx) => this.render(step, ctx.attempt), { maxAttempts: RENDER_ATTEMPTS });
+  }
+
+  /** The recordings module connects its sinks once it exists. */
+  connectSinks(sinks: RecordingSinks): void {
+    this.sinks = sinks;
+  }
+
+  async run(_trx: Trx, call: CallRow, _opId: string, op: MediaOp): Promise<void> {
+    throw new Error(`the simulator cannot run ${op.kind} on call ${call.id} yet: call flows land in the next change`);
+  }
+
+  async interrupt(): Promise<void> {}
+
+  async sendDtmf(_trx: Trx, call: CallRow): Promise<void> {
+    throw new Error(`the simulator cannot send DTMF on call ${call.id} yet: call flows land in the next change`);
+  }
+
+  /**
+   * The voice steps mark the transaction that answers a call: a recording started with the
+   * answer starts at 0, not at the few real milliseconds the transaction took (which the
+   * time scale would magnify).
+   */
+  answering(trx: Trx, callId: string): void {
+    const set = this.answeredIn.get(trx) ?? new Set<string>();
+    set.add(callId);
+    this.answeredIn.set(trx, set);
+  }
+
+  async elapsed(trx: Trx, call: CallRow): Promise<number> {
+    if (!call.answered_at || this.answeredIn.get(trx)?.has(call.id)) return 0;
+    // An ended call's media stopped at its end, whenever the job that noticed runs.
+    if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
+    const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
+    const elapsedMs = clock.now().getTime() - Date.parse(call.answered_at);
+    return Math.max(0, Math.round(elapsedMs / this.platform.config.simTimeScale) / 1000);
+  }
+
+  async startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void> {
+    const at = await this.elapsed(trx, call);
+    const state = await readSimState(trx, call.id);
+    const captures = state.captures ?? {};
+    const previous = captures[recordingId];
+    if (previous?.spans.at(-1)?.end === null) return;
+    captures[recordingId] = { format, spans: [...(previous?.spans ?? []), { start: at, end: null }], generation: previous?.generation ?? 0 };
+    await writeSimState(trx, call.id, { ...state, captures });
+  }
+
+  async pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    await this.closeSpan(trx, call, recordingId);
+  }
+
+  async stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    const capture = await this.closeSpan(trx, call, recordingId, true);
+    if (!capture) return;
+    const step: RenderStep = { callId: call.id, recordingId, generation: capture.generation, fromFrame: 0 };
+    await this.platform.jobs.enqueue(trx, RENDER_JOB, step, { clockId: call.mode === 'sandbox' ? call.account_id : null });
+  }
+
+  private async closeSpan(trx: Trx, call: CallRow, recordingId: string, stop = false) {
+    const state = await readSimState(trx, call.id);
+    const capture = state.captures?.[recordingId];
+    if (!capture) return undefined;
+    const open = capture.spans.at(-1);
+    if (open && open.end === null) open.end = round3(Math.max(open.start, await this.elapsed(trx, call)));
+    if (stop) capture.generation += 1;
+    await writeSimState(trx, call.id, state);
+    return capture;
+  }
+
+  /** One render job: up to RENDER_CHUNK_SECONDS of audio into the sink, then close it or hand over to the next job. */
+  private async render(step: RenderStep, attempt: number): Promise<void> {
+    const sinks = this.sinks;
+    if (!sinks) throw new Error('simulated media port used before the recordings module connected its sinks');
+    const db = this.platform.database.db;
+    const call = await db.selectFrom('calls').selectAll().where('id', '=', step.callId).executeTakeFirst();
+    if (!call) return;
+    const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
+    const capture = state.captures?.[step.recordingId];
+    if (!capture || capture.generation !== step.generation || capture.spans.at(-1)?.end === null) return;
+    const { format } = capture;
+    const { transcript, durationSeconds } = recordingTranscript(call.id, state.legs, capture.spans);
+    const total = Math.round(durationSeconds * format.sampleRate);
+    const sink = await sinks.open(call.account_id, step.recordingId, format, step.fromFrame);
+    try {
+      let frame = sink.frameCount;
+      const until = Math.min(total, frame + RENDER_CHUNK_SECONDS * format.sampleRate);
+      const slice = SLICE_SECONDS * format.sampleRate;
+      while (frame < until) {
+        const count = Math.min(slice - (frame % slice), until - frame);
+        await sink.write(recordingFrames(transcript, format, step.recordingId, frame, count));
+        frame += count;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      if (frame >= total) {
+        sink.words(transcript);
+        await sink.close();
+        return;
+      }
+      await sink.suspend();
+      await inTransaction(db, (trx) => this.platform.jobs.enqueue(trx, RENDER_JOB, { ...step, fromFrame: frame } satisfies RenderStep, {
+        clockId: call.mode === 'sandbox' ? call.account_id : null,
+      }));
+    } catch (err) {
+      if (attempt >= RENDER_ATTEMPTS) await sink.abort(`producing the audio failed: ${(err as Error).message}`);
+      else await sink.suspend().catch(() => {});
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// The simulator's private per-call state, kept in calls.carrier_state: the parties heard on
+// the call (legs) and the recordings being captured. Read and written only inside the
+// transaction that holds the call's lock, straight from the row (never from a copy a caller
+// may hold), so the voice steps and the media port never overwrite each other's changes.
+import type { Trx } from '../../store/transaction.ts';
+import type { RecordingFormat } from '../media-port.ts';
+import type { SimulatedLeg } from './call-audio.ts';
+
+export interface SimCapture {
+  format: RecordingFormat;
+  /** Captured stretches, in talk seconds; the last is open (end null) while capturing. */
+  spans: Array<{ start: number; end: number | null }>;
+  /** Bumped at every stop: a render job of an older stop finds itself stale and quits. */
+  generation: number;
+}
+
+export interface SimState {
+  /** Bumped whenever a scheduled hang-up becomes obsolete (a transfer connected): stale jobs skip. */
+  leg: number;
+  legs: SimulatedLeg[];
+  captures?: Record<string, SimCapture>;
+}
+
+export async function readSimState(trx: Trx, callId: string): Promise<SimState> {
+  const row = await trx.selectFrom('calls').select('carrier_state').where('id', '=', callId).executeTakeFirstOrThrow();
+  return JSON.parse(row.carrier_state) as SimState;
+}
+
+export async function writeSimState(trx: Trx, callId: string, state: SimState): Promise<void> {
+  await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', callId).execute();
+}

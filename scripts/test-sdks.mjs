@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 
 const suites = {
   node: { cmd: process.execPath, args: ['--test', '--test-reporter=spec', 'test/'], cwd: 'sdks/node' },
-  python: { cmd: 'python3', args: ['-m', 'unittest', 'discover', '-v', '-s', 'tests', '-t', '.'], cwd: 'sdks/python' },
+  python: { cmd: process.env.PYTHON ?? 'python3', args: ['-m', 'unittest', 'discover', '-v', '-s', 'tests', '-t', '.'], cwd: 'sdks/python' },
   go: { cmd: 'go', args: ['test', '-count=1', '-v', './...'], cwd: 'sdks/go' },
 };
 
@@ -20,7 +20,7 @@ for (const name of wanted) {
   }
   console.log(`== ${name} SDK tests`);
   const started = Date.now();
-  const result = spawnSync(suite.cmd, suite.args, { cwd: suite.cwd, stdio: 'inherit', env: { ...process.env, GOFLAGS: process.env.GOFLAGS ?? '-mod=mod' } });
+  const result = spawnSync(suite.cmd, suite.args, { cwd: suite.cwd, stdio: 'inherit', env: process.env });
   console.log(`== ${name} SDK tests ${result.status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (result.status !== 0) failed = true;
 }

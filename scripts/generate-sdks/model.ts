@@ -87,7 +87,21 @@ export function buildModel(doc: Record<string, any>): ApiModel {
       const name = refName(schema.$ref);
       return componentSchemas[name];
     }
+    if (schema && Array.isArray(schema.allOf)) return mergeAllOf(schema);
     return schema;
+  }
+
+  /** allOf of object schemas (a resource plus extra fields) as one object schema. */
+  function mergeAllOf(schema: any): any {
+    const parts = (schema.allOf as any[]).map((part) => deref(part) ?? {});
+    const { allOf: _, ...rest } = schema;
+    return {
+      ...rest,
+      type: 'object',
+      properties: Object.assign({}, ...parts.map((p) => p.properties ?? {}), rest.properties ?? {}),
+      required: [...new Set(parts.flatMap((p) => p.required ?? []).concat(rest.required ?? []))],
+      additionalProperties: parts.every((p) => p.additionalProperties === false) ? false : undefined,
+    };
   }
 
   /** Adds a named model for an object schema (once) and returns its name. */
@@ -106,7 +120,8 @@ export function buildModel(doc: Record<string, any>): ApiModel {
       model.fields.push({
         name: field,
         type: typeOf(propSchema, model.name + pascal(field)),
-        required: required.has(field),
+        // A field with a default may be left out of a request, whatever `required` says.
+        required: required.has(field) && propSchema.default === undefined,
         description: propSchema.description ?? deref(propSchema)?.description,
         example: exampleOf(propSchema),
         default: propSchema.default,
@@ -123,6 +138,7 @@ export function buildModel(doc: Record<string, any>): ApiModel {
       if (target && isObjectWithProperties(target)) return { kind: 'model', name: defineModel(pascal(name), target) };
       return typeOf(target, pascal(name));
     }
+    if (Array.isArray(schema.allOf)) return typeOf(mergeAllOf(schema), nameHint);
     const variants: any[] | undefined = schema.anyOf ?? schema.oneOf;
     if (Array.isArray(variants)) {
       const nonNull = variants.filter((v) => !isNullSchema(v));

@@ -1,7 +1,19 @@
+import { spawnSync } from 'node:child_process';
 // Every file the generator owns, by path from the repository root. Files not listed here
 // (runtimes, READMEs, tests) are hand-written and never touched by it.
 import type { ApiModel } from './model.ts';
+import { emitPythonClient, emitPythonModels, emitPythonPyproject, emitPythonVersion } from './python.ts';
+import { emitGoClient, emitGoModels, emitGoVersion } from './go.ts';
 import { emitNodeClient, emitNodeClientTypes, emitNodeModels, emitNodePackageJson, emitNodeVersion } from './node.ts';
+
+/** Go code is run through gofmt, as Go tooling expects (the generator needs Go installed). */
+function gofmt(source: string): string {
+  const result = spawnSync('gofmt', [], { input: source, encoding: 'utf8' });
+  if (result.error || result.status !== 0) {
+    throw new Error(`gofmt failed (is Go installed? apt-get install golang-go): ${result.error?.message ?? result.stderr}`);
+  }
+  return result.stdout;
+}
 
 export function generatedFiles(api: ApiModel, _document: Record<string, any>): Record<string, string> {
   return {
@@ -10,5 +22,12 @@ export function generatedFiles(api: ApiModel, _document: Record<string, any>): R
     'sdks/node/src/client.d.ts': emitNodeClientTypes(api),
     'sdks/node/src/models.d.ts': emitNodeModels(api),
     'sdks/node/src/version.js': emitNodeVersion(api),
+    'sdks/go/client_gen.go': gofmt(emitGoClient(api)),
+    'sdks/go/models_gen.go': gofmt(emitGoModels(api)),
+    'sdks/go/version.go': gofmt(emitGoVersion(api)),
+    'sdks/python/pyproject.toml': emitPythonPyproject(api),
+    'sdks/python/switchboard/_client.py': emitPythonClient(api),
+    'sdks/python/switchboard/_models.py': emitPythonModels(api),
+    'sdks/python/switchboard/_version.py': emitPythonVersion(api),
   };
 }

@@ -6,8 +6,9 @@
 // Run: node --import tsx sdks/testkit/serve.ts
 import { startTestServer } from '../../test/helpers/server.ts';
 
-/** The limited account's sustained rate: one token a second, so Retry-After is about 1 s. */
-const LIMITED_RATE_PER_MINUTE = 60;
+/** The limited account's sustained rate: one token every 3 s, so a test can empty the bucket and see a
+ * 429 before it refills (Retry-After about 3 s). */
+const LIMITED_RATE_PER_MINUTE = 20;
 
 const server = await startTestServer();
 const main = await server.createAccount('scale', 'SDK tests');

@@ -460,6 +460,36 @@ export interface CreateKeyRequest {
   allowed_ips?: Array<string>;
 }
 
+export interface CreateKeyResponse {
+  id: string;
+  object: "api_key";
+  name: string;
+  mode: "sandbox" | "live";
+  prefix: string;
+  last4: string;
+  /**
+   * Prefix and last four characters; the secret itself is shown only once.
+   */
+  redacted: string;
+  scopes: Array<string>;
+  /**
+   * Empty means any address.
+   */
+  allowed_ips: Array<string>;
+  status: "active" | "revoked" | "expired";
+  expires_at: string | null;
+  rotated_from: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  revoked_at: string | null;
+  /**
+   * The key itself. Shown only in this response: store it now.
+   */
+  secret: string;
+}
+
 export interface CreatePortRequest {
   phone_numbers: Array<string>;
   losing_carrier: string;
@@ -511,6 +541,39 @@ export interface CreateWebhookRequest {
   events?: Array<string>;
   description?: string | null;
   enabled?: boolean;
+}
+
+export interface CreateWebhookResponse {
+  id: string;
+  object: "webhook_endpoint";
+  mode: "sandbox" | "live";
+  url: string;
+  description: string | null;
+  /**
+   * Subscribed event types; ["*"] for all.
+   */
+  events: Array<string>;
+  enabled: boolean;
+  /**
+   * "gone" when disabled after the receiver answered 410.
+   */
+  disabled_reason: string | null;
+  /**
+   * Until then deliveries also carry a signature made with the previous secret.
+   */
+  previous_secret_expires_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+  /**
+   * The whsec_... signing secret. Shown only in this response: store it now.
+   */
+  secret: string;
 }
 
 export interface DeleteWebhookResponse {
@@ -767,7 +830,7 @@ export interface MessageTemplate {
    * e.g. en_US
    */
   language: string;
-  variables: Array<string>;
+  variables?: Array<string>;
 }
 
 export interface Number {
@@ -1156,8 +1219,38 @@ export interface RotateKeyRequest {
 }
 
 export interface RotateKeyResponse {
-  key: unknown;
+  key: RotateKeyResponseKey;
   previous_key: ApiKey;
+}
+
+export interface RotateKeyResponseKey {
+  id: string;
+  object: "api_key";
+  name: string;
+  mode: "sandbox" | "live";
+  prefix: string;
+  last4: string;
+  /**
+   * Prefix and last four characters; the secret itself is shown only once.
+   */
+  redacted: string;
+  scopes: Array<string>;
+  /**
+   * Empty means any address.
+   */
+  allowed_ips: Array<string>;
+  status: "active" | "revoked" | "expired";
+  expires_at: string | null;
+  rotated_from: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  revoked_at: string | null;
+  /**
+   * The key itself. Shown only in this response: store it now.
+   */
+  secret: string;
 }
 
 export interface RotateWebhookDefaultSecretRequest {
@@ -1193,6 +1286,39 @@ export interface RotateWebhookSecretRequest {
    * How long the previous secret keeps signing (a second signature); default 86400 (24 h); 0 drops it at once.
    */
   expires_in_seconds?: number;
+}
+
+export interface RotateWebhookSecretResponse {
+  id: string;
+  object: "webhook_endpoint";
+  mode: "sandbox" | "live";
+  url: string;
+  description: string | null;
+  /**
+   * Subscribed event types; ["*"] for all.
+   */
+  events: Array<string>;
+  enabled: boolean;
+  /**
+   * "gone" when disabled after the receiver answered 410.
+   */
+  disabled_reason: string | null;
+  /**
+   * Until then deliveries also carry a signature made with the previous secret.
+   */
+  previous_secret_expires_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+  /**
+   * The whsec_... signing secret. Shown only in this response: store it now.
+   */
+  secret: string;
 }
 
 export interface SandboxClock {
@@ -1232,7 +1358,7 @@ export interface SendMessageRequest {
    * Up to 20 string key-value pairs for your own use.
    */
   metadata?: Record<string, string>;
-  channel: "sms" | "mms" | "whatsapp";
+  channel?: "sms" | "mms" | "whatsapp";
   /**
    * MMS and WhatsApp only.
    */
@@ -1252,7 +1378,7 @@ export interface SendMessageRequestTemplate {
    * e.g. en_US
    */
   language: string;
-  variables: Array<string>;
+  variables?: Array<string>;
 }
 
 export interface SendSmsFromNumberRequest {
@@ -1299,7 +1425,7 @@ export interface SimulateInboundMessageRequest {
    */
   to: string;
   body?: string;
-  channel: "sms" | "mms" | "whatsapp";
+  channel?: "sms" | "mms" | "whatsapp";
   media_urls?: Array<string>;
 }
 

@@ -1,0 +1,3 @@
+module switchboard.dev/sdk/go/switchboard
+
+go 1.19

@@ -653,6 +653,10 @@ type Number struct {
 	WebhookURL *string `json:"webhook_url"`
 	// The AI agent that answers this number, if any.
 	AgentID *string `json:"agent_id"`
+	// Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's calls; null: the default trunk.
+	VoiceTrunk *string `json:"voice_trunk"`
+	// Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carriers file) that carries this number's messages; null: the default link for the channel.
+	MessagingCarrier *string `json:"messaging_carrier"`
 	// One of: sandbox, live.
 	Mode string `json:"mode"`
 	// RFC 3339 UTC timestamp.

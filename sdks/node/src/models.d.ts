@@ -868,6 +868,14 @@ export interface Number {
    * The AI agent that answers this number, if any.
    */
   agent_id: string | null;
+  /**
+   * Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's calls; null: the default trunk.
+   */
+  voice_trunk: string | null;
+  /**
+   * Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carriers file) that carries this number's messages; null: the default link for the channel.
+   */
+  messaging_carrier: string | null;
   mode: "sandbox" | "live";
   /**
    * RFC 3339 UTC timestamp.

@@ -965,6 +965,8 @@ class Number(Model):
     friendly_name: Optional[str]
     webhook_url: Optional[str]  # Default webhook_url of messages sent from or received by this number.
     agent_id: Optional[str]  # The AI agent that answers this number, if any.
+    voice_trunk: Optional[str]  # Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's
+    messaging_carrier: Optional[str]  # Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carr
     mode: Literal["sandbox", "live"]
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
@@ -984,6 +986,8 @@ class Number(Model):
         ("friendly_name", "friendly_name", None),
         ("webhook_url", "webhook_url", None),
         ("agent_id", "agent_id", None),
+        ("voice_trunk", "voice_trunk", None),
+        ("messaging_carrier", "messaging_carrier", None),
         ("mode", "mode", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),

@@ -111,9 +111,10 @@ export async function startRecordingProxy(target, { dropFirstSuccessOf } = {}) {
 /** Accepts connections and never answers: every request to it times out. */
 export async function startSilentServer() {
   const sockets = new Set();
-  let connections = 0;
+  let requests = 0;
   const server = createTcpServer((socket) => {
-    connections++;
+    // Count requests, not sockets: fetch may open a spare connection it never writes to.
+    socket.on('data', (chunk) => { requests += (chunk.toString('latin1').match(/ HTTP\/1\.1\r\n/g) ?? []).length; });
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {});
@@ -121,7 +122,7 @@ export async function startSilentServer() {
   const port = await listen(server);
   return {
     url: `http://127.0.0.1:${port}`,
-    connections: () => connections,
+    requests: () => requests,
     close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(resolve); }),
   };
 }

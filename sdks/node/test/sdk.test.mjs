@@ -199,7 +199,7 @@ describe('timeouts and response metadata', () => {
       const error = await sdk.getAccount().catch((e) => e);
       assert.ok(error instanceof APITimeoutError, String(error));
       assert.match(error.message, /timed out after 200 ms/);
-      assert.equal(silent.connections(), 2);
+      assert.equal(silent.requests(), 2);
       assert.ok(Date.now() - started < 10_000);
     } finally {
       await silent.close();

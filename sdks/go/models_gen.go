@@ -343,7 +343,7 @@ type CreateCallRequest struct {
 
 type CreateKeyRequest struct {
 	Name *string `json:"name,omitempty"`
-	// Default ["*"].
+	// Default: the scopes of the key making the request. Never empty; "*" only when asked for. Only scopes the calling key holds can be granted.
 	Scopes     []string `json:"scopes,omitempty"`
 	AllowedIPs []string `json:"allowed_ips,omitempty"`
 }
@@ -753,7 +753,7 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int64  `json:"status"`
 	Detail string `json:"detail"`
-	// One of: validation_failed, malformed_json, invalid_idempotency_key, payload_too_large, unsupported_media_type, not_found, route_not_found, method_not_allowed, missing_api_key, invalid_api_key, api_key_revoked, api_key_expired, insufficient_scope, ip_not_allowed, trial_expired, mode_not_supported, idempotency_key_reused, idempotency_key_in_progress, rate_limited, concurrent_call_limit, invalid_state_transition, conflict, key_already_revoked, cannot_revoke_current_key, carrier_unavailable, from_number_not_owned, call_not_in_progress, call_already_ended, recording_not_ready, number_lacks_capability, whatsapp_window_closed, to_number_not_owned, number_not_available, number_not_active, port_cancel_too_late, webhook_url_not_allowed, webhook_disabled, delivery_not_replayable, document_rejected, agent_not_found, number_has_no_agent, agent_paused, internal_error, service_unavailable.
+	// One of: validation_failed, malformed_json, invalid_idempotency_key, payload_too_large, unsupported_media_type, not_found, route_not_found, method_not_allowed, missing_api_key, invalid_api_key, api_key_revoked, api_key_expired, insufficient_scope, ip_not_allowed, trial_expired, mode_not_supported, idempotency_key_reused, idempotency_key_in_progress, rate_limited, concurrent_call_limit, invalid_state_transition, conflict, key_already_revoked, cannot_revoke_current_key, scope_not_held, carrier_unavailable, from_number_not_owned, call_not_in_progress, call_already_ended, recording_not_ready, number_lacks_capability, whatsapp_window_closed, to_number_not_owned, number_not_available, number_not_active, port_cancel_too_late, webhook_url_not_allowed, webhook_disabled, delivery_not_replayable, document_rejected, agent_not_found, number_has_no_agent, agent_paused, internal_error, service_unavailable.
 	Code      string              `json:"code"`
 	RequestID string              `json:"request_id"`
 	Errors    []ProblemErrorsItem `json:"errors,omitempty"`

@@ -11,6 +11,7 @@ import type { Platform } from './platform/context.ts';
 import type { App } from './platform/app-type.ts';
 import { RouteTable } from './platform/route-table.ts';
 import { registerErrorHandling } from './platform/errors.ts';
+import { FrameworkErrors } from './platform/framework-errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
@@ -59,7 +60,10 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const routes = new RouteTable();
   const draining = { value: false };
 
+  const frameworkErrors = new FrameworkErrors();
   const app = Fastify({
+    frameworkErrors: frameworkErrors.onFrameworkError,
+    clientErrorHandler: frameworkErrors.onClientError,
     logger: opts.logger ?? {
       level: config.logLevel,
       // Defence in depth: our code logs no headers or secrets, and these paths cover the
@@ -124,7 +128,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   });
 
   registerErrorHandling(app, routes);
-  registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
+  frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
 
   app.addSchema(ProblemSchema);
   app.addSchema(AccountSchema);

@@ -9,6 +9,7 @@ import { grants, type Scope } from './scopes.ts';
 import { constantTimeEqual, sha256Hex, KEY_BODY_LENGTH } from './secrets.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 import { offsetClock } from './clock.ts';
+import { rateLimitHeaders, type AnonymousRateHeaders } from './framework-errors.ts';
 import type { TtlCache } from './ttl-cache.ts';
 import { limitsOf } from '../modules/accounts/plans.ts';
 import type { AccountRow, ApiKeyRow } from '../store/platform-tables.ts';
@@ -22,11 +23,7 @@ export interface AuthOptions {
 }
 
 function setRateHeaders(reply: FastifyReply, d: RateLimitDecision): void {
-  reply.header('x-switchboard-ratelimit-remaining', d.remaining);
-  reply.header('x-switchboard-ratelimit-reset', d.resetSeconds);
-  // IETF draft-ietf-httpapi-ratelimit-headers fields, for generic clients.
-  reply.header('ratelimit-policy', `${d.limit};w=60`);
-  reply.header('ratelimit', `limit=${d.limit}, remaining=${d.remaining}, reset=${d.resetSeconds}`);
+  reply.headers(rateLimitHeaders(d));
 }
 
 function rateLimited(d: RateLimitDecision, who: string): Problem {
@@ -103,7 +100,8 @@ function then<T>(value: T | Promise<T>, next: (value: T) => Pending): Pending {
 /** What the auth steps return: nothing (go on), the reply (answered early), or either later. */
 type Pending = void | FastifyReply | Promise<unknown>;
 
-export function registerAuth(app: FastifyInstance, platform: Platform, opts: AuthOptions): void {
+/** Returns the rate-limit headers of an anonymous caller, for answers given before routing. */
+export function registerAuth(app: FastifyInstance, platform: Platform, opts: AuthOptions): AnonymousRateHeaders {
   app.decorateRequest('auth', null as any);
   const anonymous = { perMinute: opts.anonymousPerMinute };
 
@@ -204,4 +202,9 @@ export function registerAuth(app: FastifyInstance, platform: Platform, opts: Aut
     if (pending instanceof Promise) pending.then(() => done(), done);
     else done();
   });
+
+  return (ip) => {
+    const d = opts.limiter.peek(`ip:${ip}`, anonymous, platform.clock.now().getTime());
+    return d instanceof Promise ? d.then(rateLimitHeaders) : rateLimitHeaders(d);
+  };
 }

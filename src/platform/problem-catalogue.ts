@@ -17,6 +17,11 @@ export const PROBLEMS = {
   not_found: { status: 404, title: 'Not found' },
   route_not_found: { status: 404, title: 'No such endpoint' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this endpoint' },
+  malformed_request: { status: 400, title: 'The request is not valid HTTP' },
+  request_timeout: { status: 408, title: 'The request was not received in time' },
+  uri_too_long: { status: 414, title: 'The request path is too long' },
+  request_header_fields_too_large: { status: 431, title: 'The request headers are too large' },
+  method_not_implemented: { status: 501, title: 'The request method is not implemented' },
 
   // Authentication and authorization
   missing_api_key: { status: 401, title: 'An API key is required' },

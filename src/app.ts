@@ -18,6 +18,7 @@ import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
 import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
 import { ProblemSchema } from './platform/schemas.ts';
+import { FailureSchema } from './platform/failure.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
 import { TtlCache } from './platform/ttl-cache.ts';
@@ -131,6 +132,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
 
   app.addSchema(ProblemSchema);
+  app.addSchema(FailureSchema);
   app.addSchema(AccountSchema);
   app.addSchema(ApiKeySchema);
   await app.register(swagger, {

@@ -18,6 +18,8 @@ export interface CallEnd {
   hangupSource: HangupSource;
   /** Talk time as the carrier measured it (media since answer), for answered calls. */
   talkSeconds?: number;
+  /** The carrier's own code for the end (e.g. the SIP final response status, "486"); shown as failure.carrier_code. */
+  carrierCode?: string;
 }
 
 export type TransferOutcome = 'completed' | 'busy' | 'no_answer' | 'failed';

@@ -25,6 +25,8 @@ export interface StatusReport {
   status: CarrierStatus;
   errorCode?: string;
   errorMessage?: string;
+  /** The carrier's own code (e.g. an SMPP command_status, "0x0000000B"); shown as failure.carrier_code. */
+  carrierCode?: string;
 }
 
 /**

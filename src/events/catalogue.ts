@@ -7,7 +7,7 @@ export const EVENT_TYPES = {
   'call.queued': 'A call was created and is waiting for the carrier.',
   'call.ringing': 'The called party is ringing.',
   'call.answered': 'The called party answered; the call is in progress.',
-  'call.completed': 'A call has completed.',
+  'call.completed': 'A call has completed. Fires once for every call that ends, whatever the outcome (after call.busy, call.no_answer, call.failed or call.canceled when it did not complete); status, hangup_cause and failure say how.',
   'call.busy': 'The called party was busy.',
   'call.no_answer': 'The called party did not answer before the ring timeout.',
   'call.failed': 'The carrier could not place the call.',

@@ -86,10 +86,15 @@ describe('sending', () => {
     const u = await settle(undelivered.id, 4);
     assert.deepEqual(u.map((e) => e.type), ['message.queued', 'message.sending', 'message.sent', 'message.undelivered']);
     assert.equal(u[3]!.data.object.error_code, 'unreachable_destination');
+    assert.deepEqual(u[3]!.data.object.failure, {
+      code: 'unreachable_destination', message: 'The handset could not be reached (sandbox magic number +15005550009).', carrier_code: null,
+    });
+    assert.equal(u[2]!.data.object.failure, null, 'no failure while the message is fine');
     assert.ok(u[3]!.data.object.failed_at);
     const f = await settle(failed.id, 3);
     assert.deepEqual(f.map((e) => e.type), ['message.queued', 'message.sending', 'message.failed']);
     assert.equal(f[2]!.data.object.error_code, 'carrier_rejected');
+    assert.equal(f[2]!.data.object.failure.code, 'carrier_rejected');
   });
 
   test('segments and encoding on known vectors', async () => {

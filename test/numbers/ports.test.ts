@@ -124,10 +124,12 @@ describe('porting in', () => {
     const stuck = (await api.get(`/v1/numbers/ports/${port.id}`)).body;
     assert.equal(stuck.status, 'exception');
     assert.equal(stuck.exception.code, 'wrong_pin');
+    assert.deepEqual(stuck.failure, { code: 'wrong_pin', message: stuck.exception.detail, carrier_code: null });
     const fixed = await api.patch(`/v1/numbers/ports/${port.id}`, { pin: '1234' });
     assert.equal(fixed.status, 200);
     assert.equal(fixed.body.status, 'submitted');
     assert.equal(fixed.body.exception, null);
+    assert.equal(fixed.body.failure, null);
     assert.ok(fixed.body.submitted_at > port.submitted_at, 'resubmission restarts the FOC count');
     await api.post('/v1/sandbox/clock/advance', { seconds: 60 });
     assert.equal((await api.get(`/v1/numbers/ports/${port.id}`)).body.status, 'foc_scheduled');
@@ -152,6 +154,7 @@ describe('porting in', () => {
     const rejected = (await api.get(`/v1/numbers/ports/${port.id}`)).body;
     assert.equal(rejected.status, 'rejected');
     assert.ok(rejected.rejection_reason);
+    assert.deepEqual(rejected.failure, { code: 'rejected_by_losing_carrier', message: rejected.rejection_reason, carrier_code: null });
     assert.ok(rejected.rejected_at);
     assert.equal(rejected.phone_numbers[0].status, 'released');
     assert.equal((await api.get(`/v1/numbers/${rejected.phone_numbers[0].temporary_number.id}`)).body.status, 'active');

@@ -59,7 +59,7 @@ describe('POST /v1/calls', () => {
   test('`recording` reflects `record`', async () => {
     const call = await place(MAGIC.busy, { record: true });
     assert.equal(call.recording, true);
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.busy']);
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
   });
 
   test('the call\'s own webhook_url receives its events, signed with the default secret', async () => {
@@ -90,26 +90,35 @@ describe('POST /v1/calls', () => {
 describe('the simulated carrier\'s magic numbers', () => {
   test('+15005550001 is busy', async () => {
     const call = await place(MAGIC.busy);
-    const [, busy] = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy']);
+    const [, busy, completed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
     assert.equal(busy!.data.object.status, 'busy');
     assert.equal(busy!.data.object.hangup_cause, 'user_busy');
     assert.equal(busy!.data.object.duration_seconds, 0);
     assert.equal(busy!.data.object.answered_at, null);
     assert.ok(busy!.data.object.ended_at);
+    assert.deepEqual(busy!.data.object.failure, { code: 'user_busy', message: 'The called party was busy.', carrier_code: null });
+    assert.equal(busy!.data.object.hangup_reason, 'The called party was busy.');
+    // call.completed carries the same final call: a customer subscribed only to it learns of the busy call.
+    assert.deepEqual(completed!.data.object, busy!.data.object);
   });
 
   test('+15005550002 rings until the timeout and ends no_answer', async () => {
     const call = await place(MAGIC.noAnswer, { timeout: 2 });
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer']);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer', 'call.completed']);
     assert.equal(events[2]!.data.object.hangup_cause, 'no_answer');
     assert.equal(events[2]!.data.object.hangup_source, 'carrier');
+    assert.equal(events[3]!.data.object.status, 'no_answer');
+    assert.deepEqual(events[3]!.data.object.failure, { code: 'no_answer', message: 'The called party did not answer within the ring timeout (2 s).', carrier_code: null });
   });
 
   test('+15005550003 fails with a hangup cause', async () => {
     const call = await place(MAGIC.failed);
-    const [, failed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.failed']);
+    const [, failed, completed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.failed', 'call.completed']);
     assert.equal(failed!.data.object.hangup_cause, 'network_out_of_order');
     assert.equal(failed!.data.object.hangup_source, 'carrier');
+    assert.equal(completed!.data.object.status, 'failed');
+    assert.equal(completed!.data.object.failure.code, 'network_out_of_order');
+    assert.match(completed!.data.object.hangup_reason, /could not reach/);
   });
 
   test('+15005550004 stays up until hung up; hangup completes it', async () => {
@@ -123,10 +132,15 @@ describe('the simulated carrier\'s magic numbers', () => {
     assert.equal(hung.body.hangup_source, 'caller');
     assert.equal(hung.body.hangup_cause, 'normal_clearing');
     assert.ok(Number.isInteger(hung.body.duration_seconds));
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    assert.equal(events[3]!.data.object.failure, null);
+    assert.equal(events[3]!.data.object.hangup_reason, 'The call was hung up through the API (POST /v1/calls/{id}/hangup).');
+    // Hanging up an ended call again is safe: 200 with the call, unchanged, and no new event.
     const again = await api().post(`/v1/calls/${call.id}/hangup`);
-    assert.equal(again.status, 409);
-    assert.equal(again.body.code, 'call_already_ended');
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, events[3]!.data.object);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(eventsOf(receiver, call.id).length, 4);
   });
 
   test('the sandbox test clock moves calls: advancing past the ring timeout ends the call no_answer at once', async () => {
@@ -150,7 +164,8 @@ describe('the simulated carrier\'s magic numbers', () => {
     assert.equal(hung.body.status, 'canceled');
     assert.equal(hung.body.hangup_cause, 'originator_cancel');
     assert.equal(hung.body.duration_seconds, 0);
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled']);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled', 'call.completed']);
+    assert.deepEqual(events[3]!.data.object.failure, { code: 'originator_cancel', message: 'The call was hung up before it was answered.', carrier_code: null });
   });
 });
 

@@ -201,8 +201,12 @@ describe('recordings controlled through the API', () => {
     const late = await api().post(`/v1/recordings/${id}/start`);
     assert.equal(late.status, 409);
     assert.equal(late.body.code, 'call_not_in_progress');
+    // Stopping a recording that is no longer recording repeats safely: 200, unchanged.
+    const before = await api().get(`/v1/recordings/${id}`);
     const stopReady = await api().post(`/v1/recordings/${id}/stop`);
-    assert.equal(stopReady.status, 409);
+    assert.equal(stopReady.status, 200);
+    assert.deepEqual(stopReady.body, before.body);
+    assert.equal(stopReady.body.failure, null);
     const onEnded = await api().post(`/v1/calls/${call.id}/recordings`, {});
     assert.equal(onEnded.status, 409);
     assert.equal(onEnded.body.code, 'call_not_in_progress');

@@ -5,6 +5,8 @@ import type { Tables } from '../../store/tables.ts';
 import type { Static } from 'typebox';
 import type { CallRow } from './tables.ts';
 import type { CallSchema } from './schema.ts';
+import { hangupReason } from './states.ts';
+import { failure } from '../../platform/failure.ts';
 
 export type Call = Static<typeof CallSchema>;
 
@@ -36,6 +38,9 @@ export function presentCall(row: CallRow, recordingIds: string[]): Call {
     duration_seconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
     hangup_cause: row.hangup_cause as Call['hangup_cause'],
     hangup_source: row.hangup_source as Call['hangup_source'],
+    hangup_reason: hangupReason(row),
+    failure: row.status === 'completed' || row.hangup_cause === null
+      ? null : failure(row.hangup_cause, hangupReason(row)!, row.carrier_code ?? null),
     transfers: JSON.parse(row.transfers) as CallTransfer[],
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -43,7 +43,7 @@ export function callRoutes(app: App, calls: CallService): void {
   app.post('/v1/calls/:id/hangup', {
     config: { scope: 'calls:write' },
     schema: { operationId: 'hangupCall', tags, summary: 'Hang up: cancels a queued or ringing call, completes one in progress', params: IdParams,
-      response: { 200: Call, ...problemResponses('not_found', 'call_already_ended') } },
+      response: { 200: Call, ...problemResponses('not_found') } },
   }, async (request) => calls.hangup(request.auth, request.params.id));
 
   app.post('/v1/calls/:id/transfer', {

@@ -40,6 +40,10 @@ export const CallSchema = Type.Object(
     duration_seconds: Type.Union([Type.Integer(), Type.Null()], { description: 'Talk time (answer to hang-up), once the call has ended; 0 if never answered.' }),
     hangup_cause: Type.Union([literals(HANGUP_CAUSES), Type.Null()]),
     hangup_source: Type.Union([literals(HANGUP_SOURCES), Type.Null()]),
+    hangup_reason: Type.Union([Type.String(), Type.Null()], { description: 'How the call ended, in a sentence; null until it ends.', examples: ['The called party was busy.'] }),
+    failure: Type.Union([Type.Ref('Failure'), Type.Null()], {
+      description: 'Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the hangup_cause, `carrier_code` the SIP status once a real carrier reports one. Null otherwise.',
+    }),
     transfers: Type.Array(CallTransferSchema),
     created_at: Timestamp,
     updated_at: Timestamp,

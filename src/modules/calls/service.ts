@@ -243,7 +243,7 @@ export class CallService implements CallSignals {
     return row;
   }
 
-  /** POST /v1/calls/{id}/hangup: cancels a call that is queued or ringing, completes one in progress. */
+  /** POST /v1/calls/{id}/hangup: cancels a call that is queued or ringing, completes one in progress; an ended call is returned unchanged. */
   async hangup(caller: Caller, id: string): Promise<Call> {
     return inTransaction(this.db, async (trx) => {
       const call = await this.lockOwned(trx, caller.account.id, caller.mode, id);
@@ -260,7 +260,9 @@ export class CallService implements CallSignals {
           hangup_cause: 'normal_clearing', hangup_source: 'caller', duration_seconds: wholeSeconds(talkSeconds ?? 0),
         }));
       } else {
-        throw new Problem('call_already_ended', `Call ${id} already ended (${call.status}).`);
+        // Finishing actions repeat safely (docs/api.md): an ended call is already what
+        // hangup asks for, so the answer is the call as it is, and nothing changes.
+        next = call;
       }
       return presentOne(trx, next);
     });
@@ -320,6 +322,7 @@ export class CallService implements CallSignals {
     await transition(trx, this.deps(clock), call, end.status, this.endExtra(call, clock, {
       hangup_cause: end.hangupCause,
       hangup_source: end.hangupSource,
+      carrier_code: end.carrierCode ?? null,
       duration_seconds: end.status === 'completed' ? wholeSeconds(end.talkSeconds ?? 0) : 0,
     }));
   }
@@ -378,6 +381,7 @@ function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields):
     duration_seconds: null,
     hangup_cause: null,
     hangup_source: null,
+    carrier_code: null,
     transfers: '[]',
     carrier: carrier.name,
     carrier_state: carrier.initialState({ id, to_number: fields.to_number }),

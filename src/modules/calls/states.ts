@@ -51,6 +51,24 @@ export type HangupCause = (typeof HANGUP_CAUSES)[number];
 export const HANGUP_SOURCES = ['caller', 'callee', 'carrier', 'system'] as const;
 export type HangupSource = (typeof HANGUP_SOURCES)[number];
 
+/** A readable sentence for how a call ended (the call's `hangup_reason`, and `failure.message`). */
+export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source' | 'timeout' | 'time_limit'>): string | null {
+  const cause = call.hangup_cause as HangupCause | null;
+  switch (cause) {
+    case null: return null;
+    case 'normal_clearing':
+      if (call.hangup_source === 'caller') return 'The call was hung up through the API (POST /v1/calls/{id}/hangup).';
+      if (call.hangup_source === 'callee') return 'The called party hung up.';
+      return 'The call ended normally.';
+    case 'user_busy': return 'The called party was busy.';
+    case 'no_answer': return `The called party did not answer within the ring timeout (${call.timeout} s).`;
+    case 'call_rejected': return 'The called party rejected the call.';
+    case 'network_out_of_order': return 'The carrier could not reach the called number (network out of order).';
+    case 'originator_cancel': return 'The call was hung up before it was answered.';
+    case 'time_limit_reached': return `The call reached its time_limit (${call.time_limit} s) and was hung up.`;
+  }
+}
+
 export interface TransitionDeps {
   events: EventEmitter;
   clock: Clock;
@@ -60,7 +78,7 @@ export interface TransitionDeps {
   afterUpdate?(trx: Trx, row: CallRow, from: CallStatus): Promise<void>;
 }
 
-export type TransitionExtra = Partial<Pick<CallRow, 'answered_at' | 'ended_at' | 'duration_seconds' | 'hangup_cause' | 'hangup_source' | 'transfers'>>;
+export type TransitionExtra = Partial<Pick<CallRow, 'answered_at' | 'ended_at' | 'duration_seconds' | 'hangup_cause' | 'hangup_source' | 'transfers' | 'carrier_code'>>;
 
 export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, to: CallStatus, extra: TransitionExtra = {}): Promise<CallRow> {
   if (!TRANSITIONS[row.status].includes(to)) {
@@ -75,15 +93,15 @@ export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, t
   await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
   const next: CallRow = { ...row, ...changes };
   await deps.afterUpdate?.(trx, next, row.status);
-  await deps.events.emit(trx, {
-    accountId: next.account_id,
-    mode: next.mode,
-    type: STATUS_EVENTS[to],
-    resourceType: 'call',
-    resourceId: next.id,
-    object: await deps.present(trx, next),
-    webhookUrl: next.webhook_url,
-    clock: deps.clock,
-  });
+  const object = await deps.present(trx, next);
+  // Every ended call also emits call.completed (once), after its outcome's own event, so a
+  // customer subscribed only to the interface's five events learns of busy, unanswered,
+  // failed and canceled calls too; `status`, `hangup_cause` and `failure` say how it ended.
+  const types = isFinal(to) && STATUS_EVENTS[to] !== 'call.completed' ? [STATUS_EVENTS[to], 'call.completed' as const] : [STATUS_EVENTS[to]];
+  for (const type of types) {
+    await deps.events.emit(trx, {
+      accountId: next.account_id, mode: next.mode, type, resourceType: 'call', resourceId: next.id, object, webhookUrl: next.webhook_url, clock: deps.clock,
+    });
+  }
   return next;
 }

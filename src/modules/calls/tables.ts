@@ -26,6 +26,8 @@ export interface CallRow {
   duration_seconds: number | null;
   hangup_cause: string | null;
   hangup_source: string | null;
+  /** The carrier's own code for the end (a SIP status); migration 0011 (undefined on rows read before it). */
+  carrier_code?: string | null;
   /** JSON array of CallTransfer. */
   transfers: string;
   /** Which carrier carries the call (`simulator` in the sandbox). */

@@ -37,6 +37,9 @@ export const MessageSchema = Type.Object(
     segments: Type.Integer({ description: 'SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS and WhatsApp.' }),
     error_code: Type.Union([Type.String(), Type.Null()]),
     error_message: Type.Union([Type.String(), Type.Null()]),
+    failure: Type.Union([Type.Ref('Failure'), Type.Null()], {
+      description: 'Why the message was not sent or delivered (status failed or undelivered): code = error_code, message = error_message, carrier_code = the carrier\'s own code. Null otherwise.',
+    }),
     webhook_url: Type.Union([Type.String(), Type.Null()]),
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Timestamp,

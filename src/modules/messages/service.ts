@@ -1,6 +1,7 @@
 // Messages: sending (SMS, MMS, WhatsApp) through the mode's carrier, inbound messages,
 // the WhatsApp 24-hour window, and the status machine whose every change emits its event
 // (message.queued at creation, then one per carrier step), in order, with the full message.
+import { failure } from '../../platform/failure.ts';
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { phoneFacts } from '../../platform/phone.ts';
@@ -74,6 +75,7 @@ export function presentMessage(row: MessageRow) {
     segments: row.segments,
     error_code: row.error_code,
     error_message: row.error_message,
+    failure: row.error_code === null ? null : failure(row.error_code, row.error_message ?? row.error_code, row.carrier_code ?? null),
     webhook_url: row.webhook_url,
     metadata: JSON.parse(row.metadata) as Record<string, string>,
     created_at: row.created_at,
@@ -261,6 +263,7 @@ export class MessageService {
       const fields: Partial<MessageRow> = {};
       if (report.errorCode !== undefined) fields.error_code = report.errorCode;
       if (report.errorMessage !== undefined) fields.error_message = report.errorMessage;
+      if (report.carrierCode !== undefined) fields.carrier_code = report.carrierCode;
       await this.transition(trx, row, report.status, clock, fields);
       await then?.(trx);
       return 'applied';

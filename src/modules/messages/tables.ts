@@ -22,6 +22,8 @@ export interface MessageRow {
   status: MessageStatus;
   error_code: string | null;
   error_message: string | null;
+  /** The carrier's own code for a failure (migration 0011). */
+  carrier_code?: string | null;
   webhook_url: string | null;
   metadata: string; // JSON object
   created_at: string;

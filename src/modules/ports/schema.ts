@@ -37,6 +37,9 @@ export const PortSchema = Type.Object(
     foc_date: Type.Union([Timestamp, Type.Null()], { description: 'Firm order commitment: when the numbers move. Set once foc_scheduled.' }),
     exception: Type.Union([Type.Object({ code: Type.String(), detail: Type.String() }), Type.Null()]),
     rejection_reason: Type.Union([Type.String(), Type.Null()]),
+    failure: Type.Union([Type.Ref('Failure'), Type.Null()], {
+      description: 'In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_carrier, message = rejection_reason. Null otherwise.',
+    }),
     submitted_at: Timestamp,
     foc_scheduled_at: NullableTimestamp,
     completed_at: NullableTimestamp,

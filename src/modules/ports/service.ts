@@ -3,6 +3,7 @@
 // the first minute. The losing carrier's answers and the FOC cut-over are durable jobs on
 // the account's sandbox test clock. On completion the ported numbers become active and
 // `number.ported` fires for each; temporary numbers stay until the customer releases them.
+import { failure } from '../../platform/failure.ts';
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { phoneFacts } from '../../platform/phone.ts';
@@ -40,6 +41,13 @@ export interface CreatePortInput {
 
 export type UpdatePortInput = Partial<Pick<CreatePortInput, 'losing_carrier' | 'account_number' | 'pin' | 'authorized_name' | 'service_address'>>;
 
+/** A port in exception says what to fix; a rejected one why the losing carrier refused it. */
+function portFailure(row: PortRow) {
+  if (row.status === 'exception' && row.exception_code) return failure(row.exception_code, row.exception_detail ?? row.exception_code);
+  if (row.status === 'rejected') return failure('rejected_by_losing_carrier', row.rejection_reason ?? 'The losing carrier rejected the order.');
+  return null;
+}
+
 export function presentPort(row: PortRow, numbers: NumberRow[]) {
   const ported = numbers.filter((n) => n.temporary === 0);
   const temporary = numbers.filter((n) => n.temporary === 1);
@@ -68,6 +76,7 @@ export function presentPort(row: PortRow, numbers: NumberRow[]) {
     foc_date: row.foc_date,
     exception: row.exception_code ? { code: row.exception_code, detail: row.exception_detail ?? '' } : null,
     rejection_reason: row.rejection_reason,
+    failure: portFailure(row),
     submitted_at: row.submitted_at,
     foc_scheduled_at: row.foc_scheduled_at,
     completed_at: row.completed_at,

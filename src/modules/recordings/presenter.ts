@@ -2,6 +2,7 @@
 import type { Static } from 'typebox';
 import type { RecordingRow } from './tables.ts';
 import type { RecordingSchema } from './schema.ts';
+import { failure } from '../../platform/failure.ts';
 
 export type Recording = Static<typeof RecordingSchema>;
 
@@ -25,6 +26,7 @@ export function presentRecording(row: RecordingRow): Recording {
     redactions: JSON.parse(row.redactions),
     timestamps: JSON.parse(row.timestamps),
     error: row.error,
+    failure: row.status === 'failed' ? failure('processing_failed', row.error ?? 'The recording could not be processed.') : null,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -46,6 +46,9 @@ export const RecordingSchema = Type.Object(
     redactions: Type.Array(RedactionSchema, { description: 'What was redacted: PII types and time ranges, never the values.' }),
     timestamps: Type.Record(Type.String(), Timestamp, { description: 'Latest time the recording entered each status.' }),
     error: Type.Union([Type.String(), Type.Null()]),
+    failure: Type.Union([Type.Ref('Failure'), Type.Null()], {
+      description: 'Set when the recording failed: code processing_failed, message = error. Null otherwise.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -177,9 +177,8 @@ export class RecordingService {
   async stopByApi(caller: Caller, id: string): Promise<Recording> {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
-      if (row.status !== 'recording' && row.status !== 'paused') {
-        throw new Problem('invalid_state_transition', `Recording ${id} is ${row.status}; only a recording that is recording or paused can be stopped.`);
-      }
+      // Finishing actions repeat safely (docs/api.md): a recording already stopped is returned as it is.
+      if (row.status !== 'recording' && row.status !== 'paused') return presentRecording(row);
       const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
       return presentRecording(await this.stop(trx, row, call, at, caller.clock));
     });

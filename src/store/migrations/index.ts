@@ -7,6 +7,7 @@ import * as messaging from './0004_messaging.ts';
 import * as ai from './0005_ai.ts';
 import * as jobIndexes from './0010_job_indexes.ts';
 import * as numberCarriers from './0011_number_carriers.ts';
+import * as carrierCodes from './0012_carrier_codes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_ai': ai,
   '0010_job_indexes': jobIndexes,
   '0011_number_carriers': numberCarriers,
+  '0012_carrier_codes': carrierCodes,
 };

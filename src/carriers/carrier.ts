@@ -1,8 +1,8 @@
 // The voice side of a carrier: what Switchboard asks of a phone network (place a call,
 // hang it up, blind-transfer it; its MediaPort for the audio of answered calls) and how
 // the network reports back (CallSignals). The sandbox uses the simulator; live mode needs a real carrier
-// (SIP trunk), and until one is configured a live call is refused with 503
-// `carrier_unavailable` before anything is written. Messaging carriers live in their own
+// (SIP trunk), and until one is configured a valid live call is refused with 422
+// `carrier_not_configured` (a retry cannot fix it) before anything is written. Messaging carriers live in their own
 // interface (MessagingCarrier), next to this one.
 import type { Trx } from '../store/transaction.ts';
 import type { Mode } from '../store/platform-tables.ts';
@@ -68,9 +68,9 @@ export class VoiceCarriers {
   forMode(mode: Mode): VoiceCarrier {
     if (mode === 'sandbox') return this.sandbox;
     if (this.live) return this.live;
-    throw new Problem('carrier_unavailable',
+    throw new Problem('carrier_not_configured',
       'Live calls need a real carrier (a SIP trunk), and none is configured on this Switchboard server, so nothing was created. '
-      + 'Use a sandbox key (sb_test_...) to place calls on the simulated carrier.');
+      + 'Retrying will not help: configure a carrier (SWITCHBOARD_CARRIERS_FILE), or use a sandbox key (sb_test_...) to place calls on the simulated carrier.');
   }
 
   /** Every configured carrier (the recordings module connects its sinks to each media port). */

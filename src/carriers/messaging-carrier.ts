@@ -1,7 +1,7 @@
 // The messaging side of a carrier: what the messages module hands a message to, and how
 // the carrier reports back. Sandbox uses the simulator (simulator/messaging.ts); live
 // mode uses a configured real carrier (SMPP link, HTTP API), and without one a live
-// message is refused with 503 carrier_unavailable before anything is written.
+// message is refused with 422 carrier_not_configured (after validation) before anything is written.
 import type { Mode } from '../store/platform-tables.ts';
 import type { Trx } from '../store/transaction.ts';
 

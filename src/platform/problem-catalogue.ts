@@ -51,7 +51,8 @@ export const PROBLEMS = {
   scope_not_held: { status: 403, title: 'A key can only grant or manage scopes it holds itself' },
 
   // Carriers
-  carrier_unavailable: { status: 503, title: 'No carrier is configured for live traffic' },
+  carrier_not_configured: { status: 422, title: 'No carrier is configured for live traffic on this server' },
+  carrier_unavailable: { status: 503, title: 'The carrier cannot be reached right now' },
 
   // Calls
   from_number_not_owned: { status: 422, title: 'The from number is not an active number of this account' },

@@ -169,11 +169,13 @@ describe('sending', () => {
     assert.equal(badTo.status, 400);
   });
 
-  test('live without a carrier: 503 carrier_unavailable and nothing written', async () => {
+  test('live without a carrier: 422 carrier_not_configured after validation, and nothing written', async () => {
     const live = t.as(acct.keys.live);
+    const bad = await live.post('/v1/messages', { from, to: '+1415', body: 'x' });
+    assert.equal(bad.status, 400, 'the bad field is reported first');
     const res = await live.post('/v1/messages', { from, to: USER, body: 'x' });
-    assert.equal(res.status, 503);
-    assert.equal(res.body.code, 'carrier_unavailable');
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'carrier_not_configured');
     assert.deepEqual((await live.get('/v1/messages')).body.data, []);
   });
 

@@ -194,8 +194,8 @@ describe('porting in', () => {
   test('orders and clocks refuse what they cannot do', async () => {
     const { acct, api } = await setup();
     const live = await t.as(acct.keys.live).post('/v1/numbers/ports', order(['+17026661000']));
-    assert.equal(live.status, 503);
-    assert.equal(live.body.code, 'carrier_unavailable');
+    assert.equal(live.status, 422);
+    assert.equal(live.body.code, 'carrier_not_configured');
     const taken = await api.post('/v1/numbers/ports', order([acct.numbers.sandbox[0]!]));
     assert.equal(taken.status, 409);
     assert.equal(taken.body.code, 'number_not_available');

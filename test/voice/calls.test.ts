@@ -258,12 +258,20 @@ describe('validation, ownership and modes', () => {
     assert.equal(res.body.code, 'webhook_url_not_allowed');
   });
 
-  test('live mode without a real carrier: 503 carrier_unavailable and nothing is created', async () => {
+  test('live mode without a real carrier: 422 carrier_not_configured after validation, and nothing is created', async () => {
     const live = t.as(acct.keys.live);
+    // A bad request is told what is wrong with it first.
+    const bad = await live.post('/v1/calls', { from, to: '12', record: false });
+    assert.equal(bad.status, 400);
+    const badUrl = await live.post('/v1/calls', { from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
+    assert.equal(badUrl.status, 422);
+    assert.equal(badUrl.body.code, 'webhook_url_not_allowed');
+    // A valid one learns that a retry will not help: a 4xx, not a 503.
     const res = await live.post('/v1/calls', { from, to: ORDINARY, record: false });
-    assert.equal(res.status, 503);
-    assert.equal(res.body.code, 'carrier_unavailable');
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'carrier_not_configured');
     assert.match(res.body.detail, /sandbox/);
+    assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     const list = await live.get('/v1/calls');
     assert.deepEqual(list.body.data, []);
     assert.equal((await live.get('/v1/account')).body.usage.concurrent_calls, 0);

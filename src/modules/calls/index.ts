@@ -12,7 +12,7 @@ export const callsModule: SwitchboardModule = {
   name: 'calls',
   register(app, { platform, events, services }) {
     const simulator = new SimulatedVoiceCarrier(platform);
-    // No real carrier exists yet: live calls are refused with 503 carrier_unavailable.
+    // No real carrier exists yet: valid live calls are refused with 422 carrier_not_configured.
     const carriers = new VoiceCarriers(simulator, null);
     const calls = new CallService(platform, events, carriers);
     simulator.connect(calls);

@@ -17,7 +17,7 @@ export function callRoutes(app: App, calls: CallService): void {
         + 'In the sandbox the simulated carrier decides the outcome from the `to` number (see docs/sandbox.md).',
       response: {
         200: Call,
-        ...problemResponses('from_number_not_owned', 'webhook_url_not_allowed', 'concurrent_call_limit', 'carrier_unavailable', 'idempotency_key_reused', 'idempotency_key_in_progress'),
+        ...problemResponses('from_number_not_owned', 'webhook_url_not_allowed', 'concurrent_call_limit', 'carrier_not_configured', 'idempotency_key_reused', 'idempotency_key_in_progress'),
       },
     },
   }, async (request) => calls.create(request.auth, request.body));

@@ -116,10 +116,12 @@ export class CallService implements CallSignals {
 
   async create(caller: Caller, input: CreateCallInput): Promise<Call> {
     const { account, mode, clock } = caller;
-    // Everything that can refuse the call is checked before the first write.
-    const carrier = this.carriers.forMode(mode);
+    // Everything that can refuse the call is checked before the first write: the request
+    // itself first, so a permanent refusal (no live carrier) never hides a bad field.
     const from = e164('from', input.from);
     const to = e164('to', input.to);
+    if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
+    const carrier = this.carriers.forMode(mode);
     const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
       .where('phone_number', '=', from).where('status', '=', 'active')
@@ -129,7 +131,6 @@ export class CallService implements CallSignals {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'from_number_not_owned' }],
       });
     }
-    if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
 
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);

@@ -97,7 +97,7 @@ export function normalisePhoneQuery(value: string | undefined): string | undefin
 
 export class MessageService {
   private readonly db: Kysely<Tables>;
-  /** The real carrier for live traffic; none is built in, so live sends answer 503. */
+  /** The real carrier for live traffic; none is built in, so valid live sends answer 422 carrier_not_configured. */
   liveCarrier: MessagingCarrier | undefined = undefined;
 
   constructor(
@@ -113,17 +113,19 @@ export class MessageService {
   private carrierFor(mode: Mode): MessagingCarrier {
     const carrier = mode === 'sandbox' ? this.sandboxCarrier : this.liveCarrier;
     if (!carrier) {
-      throw new Problem('carrier_unavailable', 'No messaging carrier is configured for live traffic, so live messages cannot be sent. Use a sandbox key to try messaging.');
+      throw new Problem('carrier_not_configured', 'No messaging carrier is configured for live traffic on this server, so live messages cannot be sent and nothing was written. '
+        + 'Retrying will not help: configure a carrier (SWITCHBOARD_CARRIERS_FILE), or use a sandbox key to try messaging.');
     }
     return carrier;
   }
 
   /** POST /v1/messages. Nothing is written unless every check passes. */
   async send(accountId: string, mode: Mode, clock: Clock, input: SendInput): Promise<MessageRow> {
-    this.carrierFor(mode);
     const channel = input.channel ?? 'sms';
     checkContent(channel, input);
     checkDestination(input.to);
+    // After the request is validated: a permanent refusal never hides a bad field.
+    this.carrierFor(mode);
     return inTransaction(this.db, async (trx) => {
       const number = await this.sendingNumber(trx, accountId, mode, input.from, channel);
       if (channel === 'whatsapp' && !input.template) await this.assertWhatsAppWindow(trx, accountId, mode, clock, number.phone_number, input.to);

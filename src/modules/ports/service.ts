@@ -98,12 +98,13 @@ export class PortService {
   }
 
   async create(accountId: string, mode: Mode, clock: Clock, input: CreatePortInput): Promise<ReturnType<typeof presentPort>> {
-    if (mode === 'live') {
-      throw new Problem('carrier_unavailable', 'Porting in live mode needs a real carrier, and none is configured. Use a sandbox key to try porting.');
-    }
     input.phone_numbers.forEach((phone, i) => {
       if (!phoneFacts(phone)?.possible) throw invalidField(`phone_numbers.${i}`, `${phone} is not a possible phone number.`, 'invalid_phone_number');
     });
+    if (mode === 'live') {
+      throw new Problem('carrier_not_configured', 'Porting in live mode needs a real carrier, and none is configured on this server, so nothing was written. '
+        + 'Retrying will not help: use a sandbox key to try porting.');
+    }
     const capabilities = input.capabilities ?? DEFAULT_CAPABILITIES;
     return inTransaction(this.db, async (trx) => {
       const held = await trx.selectFrom('numbers').select('phone_number')

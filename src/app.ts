@@ -19,6 +19,7 @@ import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
 import { ProblemSchema } from './platform/schemas.ts';
 import { FailureSchema } from './platform/failure.ts';
+import { PublicUrl } from './platform/public-url.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
 import { newId } from './platform/ids.ts';
 import { TtlCache } from './platform/ttl-cache.ts';
@@ -96,6 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const platform: Platform = {
     config, database, clock, jobs, keyCache, log: app.log,
     carriers: opts.carriers ?? loadCarriersFile(config.carriersFile),
+    publicUrl: new PublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`, config.publicUrl !== undefined),
     sandboxClocks: new SandboxClocks(database, clock, jobs, clearKeyCache),
   };
   const services = {

@@ -2,6 +2,7 @@
 // Every setting here is listed in the README's settings table.
 import { resolve } from 'node:path';
 import { exponentialSchedule } from './modules/webhooks/retry.ts';
+import { parsePublicUrl } from './platform/public-url.ts';
 
 export interface LlmConfig {
   baseUrl: string;
@@ -13,6 +14,8 @@ export interface LlmConfig {
 export interface Config {
   host: string;
   port: number;
+  /** SWITCHBOARD_PUBLIC_URL: the base of every URL the API returns; unset: http://<host>:<port>. */
+  publicUrl: string | undefined;
   dataDir: string;
   /** postgres://... selects PostgreSQL; otherwise SQLite in dataDir. */
   databaseUrl: string | undefined;
@@ -90,6 +93,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
   return {
     host: flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1',
     port: flags.port ?? number(env, 'SWITCHBOARD_PORT', number(env, 'PORT', 8080)),
+    publicUrl: env.SWITCHBOARD_PUBLIC_URL ? parsePublicUrl(env.SWITCHBOARD_PUBLIC_URL) : undefined,
     dataDir: resolve(flags.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel: env.SWITCHBOARD_LOG_LEVEL ?? 'info',

@@ -41,6 +41,7 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
   const released = await platform.jobs.releaseOrphans();
   if (released > 0) app.log.info({ released }, 'released jobs left running by a previous process');
   const address = await app.listen({ host: config.host, port: config.port });
+  platform.publicUrl.listening(address);
   if (firstRun) process.stdout.write(firstRunBanner(firstRun, address));
   platform.jobs.start();
   app.log.info({ address, database: database.location }, 'switchboard listening');

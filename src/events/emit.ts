@@ -58,10 +58,11 @@ export class EventEmitter {
 
 /** The envelope every webhook and `GET /v1/events/{id}` carries. */
 export function envelope(event: EventRow): {
-  id: string; type: string; created_at: string; mode: Mode; sequence: number; data: { object: unknown };
+  id: string; object: 'event'; type: string; created_at: string; mode: Mode; sequence: number; data: { object: unknown };
 } {
   return {
     id: event.id,
+    object: 'event',
     type: event.type,
     created_at: event.created_at,
     mode: event.mode,

@@ -10,6 +10,7 @@ import type { Mode } from '../store/platform-tables.ts';
 import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
 import type { TtlCache } from './ttl-cache.ts';
+import type { PublicUrl } from './public-url.ts';
 import type { RateLimitDecision } from './rate-limiter.ts';
 import type { CarriersConfig } from '../carriers/config/load.ts';
 
@@ -22,6 +23,8 @@ export interface Platform {
   sandboxClocks: SandboxClocks;
   /** Cached API-key lookups; cleared by any key, account or test-clock change. */
   keyCache: TtlCache<unknown>;
+  /** The base of every absolute URL the API returns (SWITCHBOARD_PUBLIC_URL). */
+  publicUrl: PublicUrl;
   log: FastifyBaseLogger;
   /** The validated carriers file (SWITCHBOARD_CARRIERS_FILE); no links when unset. */
   carriers: CarriersConfig;

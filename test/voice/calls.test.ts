@@ -35,7 +35,7 @@ describe('POST /v1/calls', () => {
     assert.match(call.id, /^call_[0-9a-z]{26}$/);
     assert.equal(call.status, 'queued');
     assert.equal(call.recording, false);
-    assert.equal(call.webhook_url, null);
+    assert.equal(call.webhook_url, receiver.url, 'no own URL: the subscription that receives its events');
     assert.equal(call.from, from);
     assert.equal(call.to, ORDINARY);
     assert.equal(call.timeout, 30);

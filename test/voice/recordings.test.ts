@@ -67,7 +67,7 @@ describe('record: true', () => {
     assert.equal(recording.format, 'wav');
     assert.equal(recording.channels, 2);
     assert.equal(recording.sample_rate, 8000);
-    assert.equal(recording.media_url, `/v1/recordings/${recording.id}/media`);
+    assert.equal(recording.media_url, `${t.url}/v1/recordings/${recording.id}/media`, 'absolute, on the public URL (default http://<host>:<port>)');
     assert.equal(recording.redacted, false);
     assert.ok(recording.transcript.segments.length > 5);
     assert.deepEqual(eventsOf(receiver, recording.id).map((e) => e.type), ['call.recording.started', 'call.recording.stopped', 'call.recording.ready']);
@@ -84,7 +84,7 @@ describe('record: true', () => {
     assert.equal(audio.sampleRate, 8000);
     assert.equal(audio.channels, 2);
     assert.equal(audio.samples[0]!.length, Math.round(recording.duration_seconds * 8000));
-    const res = await fetch(`${t.url}${recording.media_url}`, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
+    const res = await fetch(recording.media_url, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
     assert.equal(Number(res.headers.get('content-length')), recording.size_bytes);
 
     const voiced = new Set<number>();

@@ -55,7 +55,7 @@ describe('fan-out', () => {
     assert.deepEqual((await calls.waitFor((evs) => evs.length === 1)).map((e) => e.type), ['call.completed']);
     assert.deepEqual((await messages.waitFor((evs) => evs.length === 1)).map((e) => e.type), ['message.delivered']);
     const envelope = all.events().find((e) => e.id === completed.id)!;
-    assert.deepEqual(Object.keys(envelope).sort(), ['created_at', 'data', 'id', 'mode', 'sequence', 'type']);
+    assert.deepEqual(Object.keys(envelope).sort(), ['created_at', 'data', 'id', 'mode', 'object', 'sequence', 'type']);
     assert.equal(envelope.mode, 'sandbox');
     assert.equal(envelope.sequence, 1);
     assert.equal(envelope.data.object.id, completed.resource_id);
@@ -155,7 +155,7 @@ describe('event log', () => {
 
     const one = await api.get(`/v1/events/${ids[0]}`);
     assert.equal(one.status, 200);
-    assert.deepEqual(Object.keys(one.body).sort(), ['created_at', 'data', 'id', 'mode', 'sequence', 'type']);
+    assert.deepEqual(Object.keys(one.body).sort(), ['created_at', 'data', 'id', 'mode', 'object', 'sequence', 'type']);
     assert.equal((await api.get('/v1/events/evt_01jd8x0v6kf5b9w3t2q1r0p9n8')).status, 404);
     assert.equal((await t.as(acct.keys.sandbox).get(`/v1/events/${ids[0]}`)).status, 404); // another account
   });

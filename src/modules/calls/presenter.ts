@@ -17,7 +17,16 @@ export interface CallTransfer {
   settled_at: string | null;
 }
 
-export function presentCall(row: CallRow, recordingIds: string[]): Call {
+/**
+ * `webhook_url` is never null: the call's own URL, else the subscription that receives its
+ * events (chosen at creation), else the absolute URL where its events can be read here.
+ */
+export function shownWebhookUrl(row: CallRow, publicUrl: string): string {
+  return row.webhook_url ?? row.subscription_webhook_url ?? `${publicUrl}/v1/events?object_id=${row.id}`;
+}
+
+/** `publicUrl` is the server's base (platform.publicUrl.base). */
+export function presentCall(row: CallRow, recordingIds: string[], publicUrl: string): Call {
   return {
     id: row.id,
     object: 'call',
@@ -28,7 +37,7 @@ export function presentCall(row: CallRow, recordingIds: string[]): Call {
     to: row.to_number,
     recording: row.record === 1,
     recordings: recordingIds,
-    webhook_url: row.webhook_url,
+    webhook_url: shownWebhookUrl(row, publicUrl),
     timeout: row.timeout,
     time_limit: row.time_limit,
     metadata: JSON.parse(row.metadata),
@@ -56,6 +65,6 @@ export async function recordingIdsOf(db: Kysely<Tables>, callIds: string[]): Pro
   return byCall;
 }
 
-export async function presentOne(db: Kysely<Tables>, row: CallRow): Promise<Call> {
-  return presentCall(row, (await recordingIdsOf(db, [row.id])).get(row.id) ?? []);
+export async function presentOne(db: Kysely<Tables>, row: CallRow, publicUrl: string): Promise<Call> {
+  return presentCall(row, (await recordingIdsOf(db, [row.id])).get(row.id) ?? [], publicUrl);
 }

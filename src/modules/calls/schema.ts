@@ -28,8 +28,12 @@ export const CallSchema = Type.Object(
     to: Type.String(),
     recording: Type.Boolean({ description: 'Reflects the `record` request field.' }),
     recordings: Type.Array(Type.String(), { description: 'Ids of the recordings of this call (rec_...), oldest first.' }),
-    webhook_url: Type.Union([Type.String(), Type.Null()], {
-      description: 'Where this call\'s webhooks go (besides your subscriptions): the request\'s webhook_url, else the `from` number\'s webhook_url, else null.',
+    webhook_url: Type.String({
+      format: 'uri',
+      description: 'Address to which this call\'s webhooks go; never null. The request\'s webhook_url, else the `from` number\'s webhook_url '
+        + '(these two also receive the call\'s events, besides your subscriptions); else the URL of your oldest enabled subscription in this mode '
+        + 'that receives call.completed; else the absolute URL where the call\'s events can be read: {SWITCHBOARD_PUBLIC_URL}/v1/events?object_id={id}.',
+      examples: ['https://example.com/hooks/calls'],
     }),
     timeout: Type.Integer({ description: 'Ring timeout, seconds.' }),
     time_limit: Type.Integer({ description: 'Longest talk time, seconds.' }),

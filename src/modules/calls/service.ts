@@ -19,6 +19,7 @@ import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier, VoiceCarriers
 import type { CallRow } from './tables.ts';
 import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
+import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
 
 export interface CreateCallInput {
@@ -92,6 +93,20 @@ export class CallService implements CallSignals {
     return this.platform.database.db;
   }
 
+  private get base(): string {
+    return this.platform.publicUrl.base;
+  }
+
+  /**
+   * The URL a call without a webhook_url of its own shows: the oldest enabled subscription
+   * of the account and mode that receives call.completed ("*", "call.*" or the type itself).
+   */
+  private async subscriptionUrl(db: Trx, accountId: string, mode: Mode): Promise<string | null> {
+    const endpoints = await db.selectFrom('webhook_endpoints').select(['url', 'events'])
+      .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1).orderBy('id').execute();
+    return endpoints.find((e) => matches(subscribedTypes(e.events), 'call.completed'))?.url ?? null;
+  }
+
   /** Recordings subscribe here to start on answer and stop on hang-up. */
   onTransition(listener: CallListener): void {
     this.listeners.push(listener);
@@ -106,7 +121,7 @@ export class CallService implements CallSignals {
     return {
       events: this.events,
       clock,
-      present: (trx, row) => presentOne(trx, row),
+      present: (trx, row) => presentOne(trx, row, this.base),
       afterUpdate: async (trx, row, from) => {
         this.activeCounts.changed(trx, row.account_id, row.mode);
         for (const listener of this.listeners) await listener(trx, row, from, clock);
@@ -134,7 +149,9 @@ export class CallService implements CallSignals {
 
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);
+      const webhookUrl = input.webhook_url ?? number.webhook_url ?? null;
       const row = newCallRow(carrier, clock, {
+        subscription_webhook_url: webhookUrl === null ? await this.subscriptionUrl(trx, account.id, mode) : null,
         account_id: account.id,
         mode,
         status: 'queued',
@@ -142,13 +159,13 @@ export class CallService implements CallSignals {
         from_number: from,
         to_number: to,
         record: input.record ? 1 : 0,
-        webhook_url: input.webhook_url ?? number.webhook_url ?? null,
+        webhook_url: webhookUrl,
         timeout: input.timeout ?? DEFAULT_TIMEOUT,
         time_limit: input.time_limit ?? DEFAULT_TIME_LIMIT,
         metadata: JSON.stringify(input.metadata ?? {}),
       });
       await trx.insertInto('calls').values(row).execute();
-      const call = presentCall(row, []);
+      const call = presentCall(row, [], this.base);
       await this.emit(trx, row, STATUS_EVENTS.queued, call, clock);
       await carrier.place(trx, row);
       return call;
@@ -164,6 +181,7 @@ export class CallService implements CallSignals {
     const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
     await this.enforceConcurrentLimit(trx, account, input.mode);
     const row = newCallRow(this.carriers.forMode(input.mode), clock, {
+      subscription_webhook_url: input.webhookUrl === null ? await this.subscriptionUrl(trx, input.accountId, input.mode) : null,
       account_id: input.accountId,
       mode: input.mode,
       status: 'ringing',
@@ -177,7 +195,7 @@ export class CallService implements CallSignals {
       metadata: '{}',
     });
     await trx.insertInto('calls').values(row).execute();
-    await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, []), clock);
+    await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, [], this.base), clock);
     return row;
   }
 
@@ -215,7 +233,7 @@ export class CallService implements CallSignals {
     const row = await this.db.selectFrom('calls').selectAll()
       .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
     if (!row) throw notFound('call', id);
-    return presentOne(this.db, row);
+    return presentOne(this.db, row, this.base);
   }
 
   async list(accountId: string, mode: Mode, f: CallListFilter): Promise<{ rows: CallRow[]; present: (row: CallRow) => Call }> {
@@ -227,7 +245,7 @@ export class CallService implements CallSignals {
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     const rows = await fetchPage(q, f);
     const ids = await recordingIdsOf(this.db, rows.map((r) => r.id));
-    return { rows, present: (row) => presentCall(row, ids.get(row.id) ?? []) };
+    return { rows, present: (row) => presentCall(row, ids.get(row.id) ?? [], this.base) };
   }
 
   /** Locks the call for the rest of the transaction (PostgreSQL row lock; SQLite is serialised). */
@@ -265,7 +283,7 @@ export class CallService implements CallSignals {
         // hangup asks for, so the answer is the call as it is, and nothing changes.
         next = call;
       }
-      return presentOne(trx, next);
+      return presentOne(trx, next, this.base);
     });
   }
 
@@ -275,7 +293,7 @@ export class CallService implements CallSignals {
     return inTransaction(this.db, async (trx) => {
       const call = await this.lockOwned(trx, caller.account.id, caller.mode, id);
       const { call: next } = await this.startTransfer(trx, call, to, ringTimeout, caller.clock);
-      return presentOne(trx, next);
+      return presentOne(trx, next, this.base);
     });
   }
 
@@ -339,7 +357,7 @@ export class CallService implements CallSignals {
     const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
     await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', call.id).execute();
     const type: EventType = outcome === 'completed' ? 'call.transferred' : 'call.transfer_failed';
-    await this.emit(trx, next, type, await presentOne(trx, next), clock);
+    await this.emit(trx, next, type, await presentOne(trx, next, this.base), clock);
     for (const listener of this.transferListeners) await listener(trx, next, index, outcome);
   }
 
@@ -367,7 +385,7 @@ function wholeSeconds(seconds: number): number {
 }
 
 type NewCallFields = Pick<CallRow, 'account_id' | 'mode' | 'status' | 'direction' | 'from_number' | 'to_number' | 'record'
-  | 'webhook_url' | 'timeout' | 'time_limit' | 'metadata'>;
+  | 'webhook_url' | 'subscription_webhook_url' | 'timeout' | 'time_limit' | 'metadata'>;
 
 /** A call as it is first stored, outbound (queued) or inbound (ringing): nothing has happened yet. */
 function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields): CallRow {

@@ -13,7 +13,10 @@ export interface CallRow {
   to_number: string;
   /** 0/1: the `record` request field. */
   record: number;
+  /** The call's own webhook URL (request, else the number's): it receives the call's events besides subscriptions. */
   webhook_url: string | null;
+  /** Shown as webhook_url when the call has none of its own: the subscription that gets its events (migration 0011). */
+  subscription_webhook_url?: string | null;
   /** Ring timeout, seconds. */
   timeout: number;
   /** Longest talk time, seconds. */

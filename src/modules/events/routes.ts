@@ -3,6 +3,7 @@ import type { App } from '../../platform/app-type.ts';
 import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
 import { toPage } from '../../platform/pagination.ts';
 import { envelope } from '../../events/emit.ts';
+import { invalidField } from '../../platform/problems.ts';
 import { EventQuery } from './schema.ts';
 import { isoOrUndefined, type EventService } from './service.ts';
 
@@ -16,8 +17,11 @@ export function eventRoutes(app: App, events: EventService): void {
   }, async (request) => {
     const { account, mode } = request.auth;
     const q = request.query;
+    if (q.object_id !== undefined && q.resource_id !== undefined && q.object_id !== q.resource_id) {
+      throw invalidField('resource_id', 'names another resource than object_id; give only object_id.', 'conflicting_filters');
+    }
     const rows = await events.list(account.id, mode, {
-      type: q.type, resourceId: q.resource_id, createdGte: isoOrUndefined(q.created_gte), createdLte: isoOrUndefined(q.created_lte),
+      type: q.type, resourceId: q.object_id ?? q.resource_id, createdGte: isoOrUndefined(q.created_gte), createdLte: isoOrUndefined(q.created_lte),
     }, { limit: q.limit, startingAfter: q.starting_after });
     return toPage(rows, q.limit, envelope);
   });

@@ -6,7 +6,8 @@ import { failure } from '../../platform/failure.ts';
 
 export type Recording = Static<typeof RecordingSchema>;
 
-export function presentRecording(row: RecordingRow): Recording {
+/** `publicUrl` is the server's base (platform.publicUrl.base): media_url is absolute. */
+export function presentRecording(row: RecordingRow, publicUrl: string): Recording {
   const ready = row.status === 'ready';
   return {
     id: row.id,
@@ -20,7 +21,7 @@ export function presentRecording(row: RecordingRow): Recording {
     sample_rate: Number(row.sample_rate),
     duration_seconds: row.duration_ms === null ? null : Number(row.duration_ms) / 1000,
     size_bytes: row.size_bytes === null ? null : Number(row.size_bytes),
-    media_url: ready && row.media_path ? `/v1/recordings/${row.id}/media` : null,
+    media_url: ready && row.media_path ? `${publicUrl}/v1/recordings/${row.id}/media` : null,
     transcript: row.transcript === null ? null : { segments: JSON.parse(row.transcript) },
     redacted: row.redacted === 1,
     redactions: JSON.parse(row.redactions),

@@ -3,7 +3,6 @@ import type { App } from '../../platform/app-type.ts';
 import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
 import { toPage } from '../../platform/pagination.ts';
 import { RecordingListQuery, RedactBody, StartRecordingBody } from './schema.ts';
-import { presentRecording } from './presenter.ts';
 import type { RecordingService } from './service.ts';
 
 export function recordingRoutes(app: App, recordings: RecordingService): void {
@@ -27,14 +26,14 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
       limit: q.limit, startingAfter: q.starting_after, callId: q.call_id, status: q.status,
       createdGte: q.created_gte, createdLte: q.created_lte,
     });
-    return toPage(rows, q.limit, presentRecording);
+    return toPage(rows, q.limit, recordings.present);
   });
 
   app.get('/v1/recordings/:id', {
     config: { scope: 'recordings:read' },
     schema: { operationId: 'getRecording', tags, summary: 'Fetch a recording with its transcript', params: IdParams,
       response: { 200: Recording, ...problemResponses('not_found') } },
-  }, async (request) => presentRecording(await recordings.get(request.auth.account.id, request.auth.mode, request.params.id)));
+  }, async (request) => recordings.present(await recordings.get(request.auth.account.id, request.auth.mode, request.params.id)));
 
   app.get('/v1/recordings/:id/media', {
     config: { scope: 'recordings:read' },

@@ -68,8 +68,11 @@ export class RecordingService {
     return this.carriers.named(call.carrier).media;
   }
 
+  /** The recording as the API shows it (media_url absolute on this server's public URL). */
+  readonly present = (row: RecordingRow): Recording => presentRecording(row, this.platform.publicUrl.base);
+
   private deps(clock: Clock, webhookUrl: string | null) {
-    return { events: this.events, clock, present: presentRecording, webhookUrl };
+    return { events: this.events, clock, present: this.present, webhookUrl };
   }
 
   private async create(trx: Trx, call: CallRow, source: 'record' | 'api', channels: 1 | 2, at: number, clock: Clock): Promise<RecordingRow> {
@@ -99,7 +102,7 @@ export class RecordingService {
     await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: SAMPLE_RATE });
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type: 'call.recording.started', resourceType: 'recording', resourceId: row.id,
-      object: presentRecording(row), webhookUrl: call.webhook_url, clock,
+      object: this.present(row), webhookUrl: call.webhook_url, clock,
     });
     return row;
   }
@@ -126,7 +129,7 @@ export class RecordingService {
         throw new Problem('call_not_in_progress', `Recordings start on a call in progress; call ${callId} is ${call.status}.`);
       }
       const at = await this.port(call).elapsed(trx, call);
-      return presentRecording(await this.create(trx, call, 'api', channels, at, caller.clock));
+      return this.present(await this.create(trx, call, 'api', channels, at, caller.clock));
     });
   }
 
@@ -158,7 +161,7 @@ export class RecordingService {
       const at = await this.port(call).elapsed(trx, call);
       const spans = [...(JSON.parse(row.spans) as RecordingSpan[]), { start: at, end: null }];
       await this.port(call).startCapture(trx, call, row.id, { channels: row.channels as 1 | 2, sampleRate: SAMPLE_RATE });
-      return presentRecording(await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'recording', { spans: JSON.stringify(spans) }));
+      return this.present(await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'recording', { spans: JSON.stringify(spans) }));
     });
   }
 
@@ -169,7 +172,7 @@ export class RecordingService {
       const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
       const next = await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'paused', { spans: closeSpan(row.spans, at) });
       await this.port(call).pauseCapture(trx, call, row.id);
-      return presentRecording(next);
+      return this.present(next);
     });
   }
 
@@ -178,9 +181,9 @@ export class RecordingService {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
       // Finishing actions repeat safely (docs/api.md): a recording already stopped is returned as it is.
-      if (row.status !== 'recording' && row.status !== 'paused') return presentRecording(row);
+      if (row.status !== 'recording' && row.status !== 'paused') return this.present(row);
       const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
-      return presentRecording(await this.stop(trx, row, call, at, caller.clock));
+      return this.present(await this.stop(trx, row, call, at, caller.clock));
     });
   }
 
@@ -223,7 +226,7 @@ export class RecordingService {
         throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}; it can be redacted once it is ready (call.recording.ready).`);
       }
       const { segments, ranges } = redactSegments(JSON.parse(row.transcript) as TranscriptSegment[], types);
-      if (ranges.length === 0 && row.redacted === 1) return presentRecording(row);
+      if (ranges.length === 0 && row.redacted === 1) return this.present(row);
       if (ranges.length > 0) await silenceWavFile(this.media.absolute(row.media_path), ranges);
       const redactions = [...(JSON.parse(row.redactions) as RedactedAudioRange[]), ...ranges]
         .sort((a, b) => a.start - b.start || a.channel - b.channel)
@@ -235,9 +238,9 @@ export class RecordingService {
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', row.call_id).executeTakeFirstOrThrow();
       await this.events.emit(trx, {
         accountId: row.account_id, mode: row.mode, type: 'call.recording.redacted', resourceType: 'recording', resourceId: id,
-        object: presentRecording(next), webhookUrl: call.webhook_url, clock: caller.clock,
+        object: this.present(next), webhookUrl: call.webhook_url, clock: caller.clock,
       });
-      return presentRecording(next);
+      return this.present(next);
     });
   }
 

@@ -148,7 +148,9 @@ type ListEventsParams struct {
 	StartingAfter *string
 	// Only events of this type.
 	Type *string
-	// Only events of this resource (call_..., msg_..., ...).
+	// Only events whose data.object is this resource (call_..., msg_..., ...): a call's webhook_url points here when nothing else receives its events.
+	ObjectID *string
+	// The same as object_id (its older name).
 	ResourceID *string
 	// Created at or after this time.
 	CreatedGte *string
@@ -169,6 +171,9 @@ func (p *ListEventsParams) query() url.Values {
 	}
 	if p.Type != nil {
 		q.Set("type", fmt.Sprint(*p.Type))
+	}
+	if p.ObjectID != nil {
+		q.Set("object_id", fmt.Sprint(*p.ObjectID))
 	}
 	if p.ResourceID != nil {
 		q.Set("resource_id", fmt.Sprint(*p.ResourceID))

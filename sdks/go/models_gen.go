@@ -146,8 +146,8 @@ type Call struct {
 	Recording bool `json:"recording"`
 	// Ids of the recordings of this call (rec_...), oldest first.
 	Recordings []string `json:"recordings"`
-	// Where this call's webhooks go (besides your subscriptions): the request's webhook_url, else the `from` number's webhook_url, else null.
-	WebhookURL *string `json:"webhook_url"`
+	// Address to which this call's webhooks go; never null. The request's webhook_url, else the `from` number's webhook_url (these two also receive the call's events, besides your subscriptions); else the URL of your oldest enabled subscription in this mode that receives call.completed; else the absolute URL where the call's events can be read: {SWITCHBOARD_PUBLIC_URL}/v1/events?object_id={id}.
+	WebhookURL string `json:"webhook_url"`
 	// Ring timeout, seconds.
 	Timeout int64 `json:"timeout"`
 	// Longest talk time, seconds.
@@ -162,8 +162,12 @@ type Call struct {
 	// One of: normal_clearing, user_busy, no_answer, call_rejected, network_out_of_order, originator_cancel, time_limit_reached.
 	HangupCause *string `json:"hangup_cause"`
 	// One of: caller, callee, carrier, system.
-	HangupSource *string             `json:"hangup_source"`
-	Transfers    []CallTransfersItem `json:"transfers"`
+	HangupSource *string `json:"hangup_source"`
+	// How the call ended, in a sentence; null until it ends.
+	HangupReason *string `json:"hangup_reason"`
+	// Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the hangup_cause, `carrier_code` the SIP status once a real carrier reports one. Null otherwise.
+	Failure   *Failure            `json:"failure"`
+	Transfers []CallTransfersItem `json:"transfers"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -441,6 +445,8 @@ type DeleteWebhookResponse struct {
 type Event struct {
 	// Stable event id; webhook-id carries it too. De-duplicate on it.
 	ID string `json:"id"`
+	// What this object is, as on every resource. One of: event.
+	Object string `json:"object"`
 	// An event type of the catalogue, e.g. call.completed.
 	Type string `json:"type"`
 	// RFC 3339 UTC timestamp.
@@ -464,6 +470,15 @@ type EventList struct {
 	HasMore bool    `json:"has_more"`
 	// Pass as starting_after to get the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+type Failure struct {
+	// Stable snake_case reason, e.g. user_busy, carrier_rejected, processing_failed, wrong_pin.
+	Code string `json:"code"`
+	// A sentence for people: what happened and, where it helps, what to do.
+	Message string `json:"message"`
+	// The carrier's own code when a carrier gave one (e.g. the SIP status "486", an SMPP command_status); null otherwise (always null on the simulator).
+	CarrierCode *string `json:"carrier_code"`
 }
 
 type GetAccountResponse struct {
@@ -596,11 +611,13 @@ type Message struct {
 	// gsm7 unless one character is outside GSM 03.38, then ucs2. One of: gsm7, ucs2.
 	Encoding string `json:"encoding"`
 	// SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS and WhatsApp.
-	Segments     int64             `json:"segments"`
-	ErrorCode    *string           `json:"error_code"`
-	ErrorMessage *string           `json:"error_message"`
-	WebhookURL   *string           `json:"webhook_url"`
-	Metadata     map[string]string `json:"metadata"`
+	Segments     int64   `json:"segments"`
+	ErrorCode    *string `json:"error_code"`
+	ErrorMessage *string `json:"error_message"`
+	// Why the message was not sent or delivered (status failed or undelivered): code = error_code, message = error_message, carrier_code = the carrier's own code. Null otherwise.
+	Failure    *Failure          `json:"failure"`
+	WebhookURL *string           `json:"webhook_url"`
+	Metadata   map[string]string `json:"metadata"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -695,6 +712,8 @@ type Port struct {
 	FocDate         *string        `json:"foc_date"`
 	Exception       *PortException `json:"exception"`
 	RejectionReason *string        `json:"rejection_reason"`
+	// In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_carrier, message = rejection_reason. Null otherwise.
+	Failure *Failure `json:"failure"`
 	// RFC 3339 UTC timestamp.
 	SubmittedAt    string  `json:"submitted_at"`
 	FocScheduledAt *string `json:"foc_scheduled_at"`
@@ -753,7 +772,7 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int64  `json:"status"`
 	Detail string `json:"detail"`
-	// One of: validation_failed, malformed_json, invalid_idempotency_key, payload_too_large, unsupported_media_type, not_found, route_not_found, method_not_allowed, missing_api_key, invalid_api_key, api_key_revoked, api_key_expired, insufficient_scope, ip_not_allowed, trial_expired, mode_not_supported, idempotency_key_reused, idempotency_key_in_progress, rate_limited, concurrent_call_limit, invalid_state_transition, conflict, key_already_revoked, cannot_revoke_current_key, scope_not_held, carrier_unavailable, from_number_not_owned, call_not_in_progress, call_already_ended, recording_not_ready, number_lacks_capability, whatsapp_window_closed, to_number_not_owned, number_not_available, number_not_active, port_cancel_too_late, webhook_url_not_allowed, webhook_disabled, delivery_not_replayable, document_rejected, agent_not_found, number_has_no_agent, agent_paused, internal_error, service_unavailable.
+	// One of: validation_failed, malformed_json, invalid_idempotency_key, payload_too_large, unsupported_media_type, not_found, route_not_found, method_not_allowed, malformed_request, request_timeout, uri_too_long, request_header_fields_too_large, method_not_implemented, missing_api_key, invalid_api_key, api_key_revoked, api_key_expired, insufficient_scope, ip_not_allowed, trial_expired, mode_not_supported, idempotency_key_reused, idempotency_key_in_progress, rate_limited, concurrent_call_limit, invalid_state_transition, conflict, key_already_revoked, cannot_revoke_current_key, scope_not_held, carrier_not_configured, carrier_unavailable, from_number_not_owned, call_not_in_progress, call_already_ended, recording_not_ready, number_lacks_capability, whatsapp_window_closed, to_number_not_owned, number_not_available, number_not_active, port_cancel_too_late, webhook_url_not_allowed, webhook_disabled, delivery_not_replayable, document_rejected, agent_not_found, number_has_no_agent, agent_paused, internal_error, service_unavailable.
 	Code      string              `json:"code"`
 	RequestID string              `json:"request_id"`
 	Errors    []ProblemErrorsItem `json:"errors,omitempty"`
@@ -816,7 +835,7 @@ type Recording struct {
 	DurationSeconds *float64 `json:"duration_seconds"`
 	// Size of the WAV file, once ready.
 	SizeBytes *int64 `json:"size_bytes"`
-	// Path of the WAV file (GET with your API key), once ready.
+	// Absolute URL of the WAV file (GET it with your API key), once ready; its base is SWITCHBOARD_PUBLIC_URL.
 	MediaURL *string `json:"media_url"`
 	// Timed transcript, once ready: segment and word times match the audio.
 	Transcript *RecordingTranscript `json:"transcript"`
@@ -826,6 +845,8 @@ type Recording struct {
 	// Latest time the recording entered each status.
 	Timestamps map[string]string `json:"timestamps"`
 	Error      *string           `json:"error"`
+	// Set when the recording failed: code processing_failed, message = error. Null otherwise.
+	Failure *Failure `json:"failure"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.

@@ -230,9 +230,9 @@ func TestErrorClasses(t *testing.T) {
 			t.Fatalf("Retry-After %q", p.Header.Get("Retry-After"))
 		}
 	})
-	t.Run("5xx InternalServerError", func(t *testing.T) {
+	t.Run("422 carrier_not_configured for a live call without a carrier", func(t *testing.T) {
 		_, err := client(kit.LiveKey, sb.WithMaxRetries(0)).CreateCall(ctx, &sb.CreateCallRequest{From: "+14155550100", To: "+14155550101"})
-		expectProblem[*sb.InternalServerError](t, err, 503, "carrier_unavailable")
+		expectProblem[*sb.UnprocessableEntityError](t, err, 422, "carrier_not_configured")
 	})
 	t.Run("ConnectionError when nothing listens", func(t *testing.T) {
 		nowhere := sb.NewClient(kit.SandboxKey, sb.WithBaseURL(closedPortURL()), sb.WithMaxRetries(1), sb.WithRetryDelays(10*time.Millisecond, time.Second))

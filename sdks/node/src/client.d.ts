@@ -28,7 +28,11 @@ export interface ListEventsParams {
    */
   type?: string;
   /**
-   * Only events of this resource (call_..., msg_..., ...).
+   * Only events whose data.object is this resource (call_..., msg_..., ...): a call's webhook_url points here when nothing else receives its events.
+   */
+  object_id?: string;
+  /**
+   * The same as object_id (its older name).
    */
   resource_id?: string;
   /**

@@ -183,9 +183,9 @@ export interface Call {
    */
   recordings: Array<string>;
   /**
-   * Where this call's webhooks go (besides your subscriptions): the request's webhook_url, else the `from` number's webhook_url, else null.
+   * Address to which this call's webhooks go; never null. The request's webhook_url, else the `from` number's webhook_url (these two also receive the call's events, besides your subscriptions); else the URL of your oldest enabled subscription in this mode that receives call.completed; else the absolute URL where the call's events can be read: {SWITCHBOARD_PUBLIC_URL}/v1/events?object_id={id}.
    */
-  webhook_url: string | null;
+  webhook_url: string;
   /**
    * Ring timeout, seconds.
    */
@@ -207,6 +207,14 @@ export interface Call {
   duration_seconds: number | null;
   hangup_cause: "normal_clearing" | "user_busy" | "no_answer" | "call_rejected" | "network_out_of_order" | "originator_cancel" | "time_limit_reached" | null;
   hangup_source: "caller" | "callee" | "carrier" | "system" | null;
+  /**
+   * How the call ended, in a sentence; null until it ends.
+   */
+  hangup_reason: string | null;
+  /**
+   * Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the hangup_cause, `carrier_code` the SIP status once a real carrier reports one. Null otherwise.
+   */
+  failure: Failure | null;
   transfers: Array<CallTransfersItem>;
   /**
    * RFC 3339 UTC timestamp.
@@ -588,6 +596,10 @@ export interface Event {
    */
   id: string;
   /**
+   * What this object is, as on every resource.
+   */
+  object: "event";
+  /**
    * An event type of the catalogue, e.g. call.completed.
    */
   type: string;
@@ -618,6 +630,21 @@ export interface EventList {
    * Pass as starting_after to get the next page; null on the last page.
    */
   next_cursor: string | null;
+}
+
+export interface Failure {
+  /**
+   * Stable snake_case reason, e.g. user_busy, carrier_rejected, processing_failed, wrong_pin.
+   */
+  code: string;
+  /**
+   * A sentence for people: what happened and, where it helps, what to do.
+   */
+  message: string;
+  /**
+   * The carrier's own code when a carrier gave one (e.g. the SIP status "486", an SMPP command_status); null otherwise (always null on the simulator).
+   */
+  carrier_code: string | null;
 }
 
 export interface GetAccountResponse {
@@ -794,6 +821,10 @@ export interface Message {
   segments: number;
   error_code: string | null;
   error_message: string | null;
+  /**
+   * Why the message was not sent or delivered (status failed or undelivered): code = error_code, message = error_message, carrier_code = the carrier's own code. Null otherwise.
+   */
+  failure: Failure | null;
   webhook_url: string | null;
   metadata: Record<string, string>;
   /**
@@ -920,6 +951,10 @@ export interface Port {
   exception: PortException | null;
   rejection_reason: string | null;
   /**
+   * In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_carrier, message = rejection_reason. Null otherwise.
+   */
+  failure: Failure | null;
+  /**
    * RFC 3339 UTC timestamp.
    */
   submitted_at: string;
@@ -995,7 +1030,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "validation_failed" | "malformed_json" | "invalid_idempotency_key" | "payload_too_large" | "unsupported_media_type" | "not_found" | "route_not_found" | "method_not_allowed" | "missing_api_key" | "invalid_api_key" | "api_key_revoked" | "api_key_expired" | "insufficient_scope" | "ip_not_allowed" | "trial_expired" | "mode_not_supported" | "idempotency_key_reused" | "idempotency_key_in_progress" | "rate_limited" | "concurrent_call_limit" | "invalid_state_transition" | "conflict" | "key_already_revoked" | "cannot_revoke_current_key" | "scope_not_held" | "carrier_unavailable" | "from_number_not_owned" | "call_not_in_progress" | "call_already_ended" | "recording_not_ready" | "number_lacks_capability" | "whatsapp_window_closed" | "to_number_not_owned" | "number_not_available" | "number_not_active" | "port_cancel_too_late" | "webhook_url_not_allowed" | "webhook_disabled" | "delivery_not_replayable" | "document_rejected" | "agent_not_found" | "number_has_no_agent" | "agent_paused" | "internal_error" | "service_unavailable";
+  code: "validation_failed" | "malformed_json" | "invalid_idempotency_key" | "payload_too_large" | "unsupported_media_type" | "not_found" | "route_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "uri_too_long" | "request_header_fields_too_large" | "method_not_implemented" | "missing_api_key" | "invalid_api_key" | "api_key_revoked" | "api_key_expired" | "insufficient_scope" | "ip_not_allowed" | "trial_expired" | "mode_not_supported" | "idempotency_key_reused" | "idempotency_key_in_progress" | "rate_limited" | "concurrent_call_limit" | "invalid_state_transition" | "conflict" | "key_already_revoked" | "cannot_revoke_current_key" | "scope_not_held" | "carrier_not_configured" | "carrier_unavailable" | "from_number_not_owned" | "call_not_in_progress" | "call_already_ended" | "recording_not_ready" | "number_lacks_capability" | "whatsapp_window_closed" | "to_number_not_owned" | "number_not_available" | "number_not_active" | "port_cancel_too_late" | "webhook_url_not_allowed" | "webhook_disabled" | "delivery_not_replayable" | "document_rejected" | "agent_not_found" | "number_has_no_agent" | "agent_paused" | "internal_error" | "service_unavailable";
   request_id: string;
   errors?: Array<ProblemErrorsItem>;
 }
@@ -1073,7 +1108,7 @@ export interface Recording {
    */
   size_bytes: number | null;
   /**
-   * Path of the WAV file (GET with your API key), once ready.
+   * Absolute URL of the WAV file (GET it with your API key), once ready; its base is SWITCHBOARD_PUBLIC_URL.
    */
   media_url: string | null;
   /**
@@ -1090,6 +1125,10 @@ export interface Recording {
    */
   timestamps: Record<string, string>;
   error: string | null;
+  /**
+   * Set when the recording failed: code processing_failed, message = error. Null otherwise.
+   */
+  failure: Failure | null;
   /**
    * RFC 3339 UTC timestamp.
    */

@@ -125,9 +125,9 @@ describe('errors', () => {
     assert.ok(Number(error.headers.get('retry-after')) >= 1);
   });
 
-  test('5xx InternalServerError: live calls without a carrier are 503', async () => {
+  test('422 UnprocessableEntityError: a valid live call without a carrier is carrier_not_configured (not retried)', async () => {
     const live = new Switchboard({ apiKey: kit.live_key, baseUrl: kit.url, maxRetries: 0 });
-    await expectProblem(live.createCall({ from: '+14155550100', to: '+14155550101' }), InternalServerError, 503, 'carrier_unavailable');
+    await expectProblem(live.createCall({ from: '+14155550100', to: '+14155550101' }), UnprocessableEntityError, 422, 'carrier_not_configured');
   });
 
   test('APIConnectionError when nothing listens', async () => {

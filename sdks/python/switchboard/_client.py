@@ -74,14 +74,14 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/keys/{_path(id)}/revoke", None, None, ("model", "RevokeKeyResponse"), request_options)
 
-    def list_events(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, type: Union[str, NotGiven] = NOT_GIVEN, resource_id: Union[str, NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Event]:
+    def list_events(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, type: Union[str, NotGiven] = NOT_GIVEN, object_id: Union[str, NotGiven] = NOT_GIVEN, resource_id: Union[str, NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Event]:
         """List events, newest first
 
         ``GET /v1/events``
 
         Required scope: `events:read`.
         """
-        return self._page("GET", f"/v1/events", {"limit": limit, "starting_after": starting_after, "type": type, "resource_id": resource_id, "created_gte": created_gte, "created_lte": created_lte}, ("model", "Event"), request_options)
+        return self._page("GET", f"/v1/events", {"limit": limit, "starting_after": starting_after, "type": type, "object_id": object_id, "resource_id": resource_id, "created_gte": created_gte, "created_lte": created_lte}, ("model", "Event"), request_options)
 
     def get_event(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Event:
         """Fetch an event (the envelope its webhooks carry)

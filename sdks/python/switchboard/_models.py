@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallList", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetKeyResponse", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageList", "MessageTemplate", "Number", "NumberList", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RevokeKeyResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateKeyResponse", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookEvent", "WebhookEventData", "WebhookTest"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallList", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetKeyResponse", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageList", "MessageTemplate", "Number", "NumberList", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RevokeKeyResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateKeyResponse", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookEvent", "WebhookEventData", "WebhookTest"]
 
 @dataclass
 class Account(Model):
@@ -212,7 +212,7 @@ class Call(Model):
     to: str
     recording: bool  # Reflects the `record` request field.
     recordings: List[str]  # Ids of the recordings of this call (rec_...), oldest first.
-    webhook_url: Optional[str]  # Where this call's webhooks go (besides your subscriptions): the request's webhook_url, else the `fro
+    webhook_url: str  # Address to which this call's webhooks go; never null. The request's webhook_url, else the `from` num
     timeout: int  # Ring timeout, seconds.
     time_limit: int  # Longest talk time, seconds.
     metadata: Dict[str, str]
@@ -222,6 +222,8 @@ class Call(Model):
     duration_seconds: Optional[int]  # Talk time (answer to hang-up), once the call has ended; 0 if never answered.
     hangup_cause: Optional[Literal["normal_clearing", "user_busy", "no_answer", "call_rejected", "network_out_of_order", "originator_cancel", "time_limit_reached"]]
     hangup_source: Optional[Literal["caller", "callee", "carrier", "system"]]
+    hangup_reason: Optional[str]  # How the call ended, in a sentence; null until it ends.
+    failure: Optional["Failure"]  # Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the h
     transfers: List["CallTransfersItem"]
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
@@ -246,6 +248,8 @@ class Call(Model):
         ("duration_seconds", "duration_seconds", None),
         ("hangup_cause", "hangup_cause", None),
         ("hangup_source", "hangup_source", None),
+        ("hangup_reason", "hangup_reason", None),
+        ("failure", "failure", ("model", "Failure")),
         ("transfers", "transfers", ("list", ("model", "CallTransfersItem"))),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
@@ -671,6 +675,7 @@ class DeleteWebhookResponse(Model):
 @dataclass
 class Event(Model):
     id: str  # Stable event id; webhook-id carries it too. De-duplicate on it.
+    object: Literal["event"]  # What this object is, as on every resource.
     type: str  # An event type of the catalogue, e.g. call.completed.
     created_at: str  # RFC 3339 UTC timestamp.
     mode: Literal["sandbox", "live"]
@@ -679,6 +684,7 @@ class Event(Model):
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("id", "id", None),
+        ("object", "object", None),
         ("type", "type", None),
         ("created_at", "created_at", None),
         ("mode", "mode", None),
@@ -708,6 +714,19 @@ class EventList(Model):
         ("data", "data", ("list", ("model", "Event"))),
         ("has_more", "has_more", None),
         ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class Failure(Model):
+    code: str  # Stable snake_case reason, e.g. user_busy, carrier_rejected, processing_failed, wrong_pin.
+    message: str  # A sentence for people: what happened and, where it helps, what to do.
+    carrier_code: Optional[str]  # The carrier's own code when a carrier gave one (e.g. the SIP status "486", an SMPP command_status); 
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("code", "code", None),
+        ("message", "message", None),
+        ("carrier_code", "carrier_code", None),
     )
 
 
@@ -882,6 +901,7 @@ class Message(Model):
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
     error_code: Optional[str]
     error_message: Optional[str]
+    failure: Optional["Failure"]  # Why the message was not sent or delivered (status failed or undelivered): code = error_code, message
     webhook_url: Optional[str]
     metadata: Dict[str, str]
     created_at: str  # RFC 3339 UTC timestamp.
@@ -909,6 +929,7 @@ class Message(Model):
         ("segments", "segments", None),
         ("error_code", "error_code", None),
         ("error_message", "error_message", None),
+        ("failure", "failure", ("model", "Failure")),
         ("webhook_url", "webhook_url", None),
         ("metadata", "metadata", ("map", None)),
         ("created_at", "created_at", None),
@@ -1026,6 +1047,7 @@ class Port(Model):
     foc_date: Optional[str]  # Firm order commitment: when the numbers move. Set once foc_scheduled.
     exception: Optional["PortException"]
     rejection_reason: Optional[str]
+    failure: Optional["Failure"]  # In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_ca
     submitted_at: str  # RFC 3339 UTC timestamp.
     foc_scheduled_at: Optional[str]
     completed_at: Optional[str]
@@ -1049,6 +1071,7 @@ class Port(Model):
         ("foc_date", "foc_date", None),
         ("exception", "exception", ("model", "PortException")),
         ("rejection_reason", "rejection_reason", None),
+        ("failure", "failure", ("model", "Failure")),
         ("submitted_at", "submitted_at", None),
         ("foc_scheduled_at", "foc_scheduled_at", None),
         ("completed_at", "completed_at", None),
@@ -1136,7 +1159,7 @@ class Problem(Model):
     title: str
     status: int
     detail: str
-    code: Literal["validation_failed", "malformed_json", "invalid_idempotency_key", "payload_too_large", "unsupported_media_type", "not_found", "route_not_found", "method_not_allowed", "missing_api_key", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "ip_not_allowed", "trial_expired", "mode_not_supported", "idempotency_key_reused", "idempotency_key_in_progress", "rate_limited", "concurrent_call_limit", "invalid_state_transition", "conflict", "key_already_revoked", "cannot_revoke_current_key", "scope_not_held", "carrier_unavailable", "from_number_not_owned", "call_not_in_progress", "call_already_ended", "recording_not_ready", "number_lacks_capability", "whatsapp_window_closed", "to_number_not_owned", "number_not_available", "number_not_active", "port_cancel_too_late", "webhook_url_not_allowed", "webhook_disabled", "delivery_not_replayable", "document_rejected", "agent_not_found", "number_has_no_agent", "agent_paused", "internal_error", "service_unavailable"]
+    code: Literal["validation_failed", "malformed_json", "invalid_idempotency_key", "payload_too_large", "unsupported_media_type", "not_found", "route_not_found", "method_not_allowed", "malformed_request", "request_timeout", "uri_too_long", "request_header_fields_too_large", "method_not_implemented", "missing_api_key", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "ip_not_allowed", "trial_expired", "mode_not_supported", "idempotency_key_reused", "idempotency_key_in_progress", "rate_limited", "concurrent_call_limit", "invalid_state_transition", "conflict", "key_already_revoked", "cannot_revoke_current_key", "scope_not_held", "carrier_not_configured", "carrier_unavailable", "from_number_not_owned", "call_not_in_progress", "call_already_ended", "recording_not_ready", "number_lacks_capability", "whatsapp_window_closed", "to_number_not_owned", "number_not_available", "number_not_active", "port_cancel_too_late", "webhook_url_not_allowed", "webhook_disabled", "delivery_not_replayable", "document_rejected", "agent_not_found", "number_has_no_agent", "agent_paused", "internal_error", "service_unavailable"]
     request_id: str
     errors: Optional[List["ProblemErrorsItem"]] = None
 
@@ -1229,12 +1252,13 @@ class Recording(Model):
     sample_rate: int  # Hz (16-bit PCM).
     duration_seconds: Optional[float]  # Length of the audio, once ready.
     size_bytes: Optional[int]  # Size of the WAV file, once ready.
-    media_url: Optional[str]  # Path of the WAV file (GET with your API key), once ready.
+    media_url: Optional[str]  # Absolute URL of the WAV file (GET it with your API key), once ready; its base is SWITCHBOARD_PUBLIC_
     transcript: Optional["RecordingTranscript"]  # Timed transcript, once ready: segment and word times match the audio.
     redacted: bool
     redactions: List["RecordingRedactionsItem"]  # What was redacted: PII types and time ranges, never the values.
     timestamps: Dict[str, str]  # Latest time the recording entered each status.
     error: Optional[str]
+    failure: Optional["Failure"]  # Set when the recording failed: code processing_failed, message = error. Null otherwise.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -1256,6 +1280,7 @@ class Recording(Model):
         ("redactions", "redactions", ("list", ("model", "RecordingRedactionsItem"))),
         ("timestamps", "timestamps", ("map", None)),
         ("error", "error", None),
+        ("failure", "failure", ("model", "Failure")),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
     )
@@ -2005,6 +2030,7 @@ register_models({
     "Event": Event,
     "EventData": EventData,
     "EventList": EventList,
+    "Failure": Failure,
     "GetAccountResponse": GetAccountResponse,
     "GetAccountResponseLimits": GetAccountResponseLimits,
     "GetAccountResponseUsage": GetAccountResponseUsage,

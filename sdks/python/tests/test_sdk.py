@@ -147,9 +147,9 @@ class ErrorTests(unittest.TestCase):
         self.assertEqual(error.code, "rate_limited")
         self.assertGreaterEqual(int(error.headers.get("retry-after")), 1)
 
-    def test_5xx_internal_server_error_live_calls_without_a_carrier(self) -> None:
+    def test_422_live_calls_without_a_carrier(self) -> None:
         live = client(api_key=server.live_key, max_retries=0)
-        self.expect_problem(lambda: live.create_call(from_="+14155550100", to="+14155550101"), InternalServerError, 503, "carrier_unavailable")
+        self.expect_problem(lambda: live.create_call(from_="+14155550100", to="+14155550101"), UnprocessableEntityError, 422, "carrier_not_configured")
 
     def test_connection_error_when_nothing_listens(self) -> None:
         nowhere = client(base_url=kit.closed_port_url(), max_retries=1, initial_retry_delay=0.01)

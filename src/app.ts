@@ -17,7 +17,7 @@ import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
 import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
-import { ProblemSchema } from './platform/schemas.ts';
+import { ProblemSchema, problemCodesOf } from './platform/schemas.ts';
 import { FailureSchema } from './platform/failure.ts';
 import { PublicUrl } from './platform/public-url.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
@@ -116,7 +116,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   app.addHook('onRoute', function (route) {
     routes.add(route.url, route.method);
     const methods = [route.method].flat();
-    if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response) };
+    if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response), ...problemCodesOf(route.schema.response as Record<string, unknown>) };
     if (route.schema?.body) route.preValidation = [...[route.preValidation ?? []].flat(), defaultEmptyBody];
     if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) {
       route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];

@@ -4,10 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { EVENT_TYPES } from '../events/catalogue.ts';
 import { PROBLEMS } from './problem-catalogue.ts';
+import { normalizeDocument } from './openapi-normalize.ts';
+import { FIELD_ERROR_CODES } from './validation.ts';
 
 export const OPENAPI_INFO = {
   title: 'Switchboard API',
   version: '1.0.0',
+  license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   description:
     'Voice calls, messaging (SMS, MMS, WhatsApp), recordings, phone numbers and porting, and an AI receptionist, ' +
     'with every state change delivered as a signed webhook (Standard Webhooks). Authenticate with ' +
@@ -51,17 +54,20 @@ export function buildOpenApiDocument(app: FastifyInstance): Record<string, any> 
   for (const [type, description] of Object.entries(EVENT_TYPES)) {
     const id = eventObjectSchemaId(type);
     const object = id && schemas[id] ? { $ref: `#/components/schemas/${id}` } : { type: 'object' };
+    const name = `${type.split('.').map((part) => part.replace(/(^|_)([a-z0-9])/g, (_m, _s, c: string) => c.toUpperCase())).join('')}Event`;
+    schemas[name] = eventEnvelopeSchema(type, object);
     webhooks[type] = {
       post: {
         summary: type,
         description: `${description} Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).`,
         operationId: `webhook_${type.replace(/\./g, '_')}`,
-        requestBody: { required: true, content: { 'application/json': { schema: eventEnvelopeSchema(type, object) } } },
+        security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
         responses: { '2XX': { description: 'Any 2xx acknowledges the delivery; anything else is retried.' } },
       },
     };
   }
   doc.webhooks = webhooks;
   doc['x-problem-codes'] = Object.fromEntries(Object.entries(PROBLEMS).map(([code, p]) => [code, { status: p.status, title: p.title }]));
-  return doc;
+  return normalizeDocument(doc, FIELD_ERROR_CODES);
 }

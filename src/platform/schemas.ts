@@ -21,7 +21,7 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.Union(Object.keys(PROBLEMS).map((c) => Type.Literal(c))),
+    code: Type.String({ description: 'Stable code from the problem catalogue (docs/errors.md); an open set.' }),
     request_id: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
   },
@@ -34,9 +34,21 @@ export function problemResponses(...codes: ProblemCode[]): Record<number, TSchem
   const all: ProblemCode[] = ['validation_failed', 'missing_api_key', 'insufficient_scope', 'rate_limited', ...codes];
   for (const code of all) {
     const status = PROBLEMS[code].status;
-    out[status] = Type.Ref('Problem', { description: `Problem: ${all.filter((c) => PROBLEMS[c].status === status).join(', ')}` });
+    const same = [...new Set(all.filter((c) => PROBLEMS[c].status === status))];
+    // `x-problem-codes` is lifted onto the response by the OpenAPI normalizer (openapi-document.ts).
+    out[status] = Type.Ref('Problem', { description: `Problem: ${same.join(', ')}`, 'x-problem-codes': same });
   }
   return out;
+}
+
+/** The codes problemResponses() declared, by status, for the OpenAPI normalizer (an `x-` key reaches the operation). */
+export function problemCodesOf(response: Record<string, unknown>): { 'x-problem-codes-by-status'?: Record<string, string[]> } {
+  const out: Record<string, string[]> = {};
+  for (const [status, schema] of Object.entries(response)) {
+    const codes = (schema as { 'x-problem-codes'?: string[] } | undefined)?.['x-problem-codes'];
+    if (codes) out[status] = codes;
+  }
+  return Object.keys(out).length > 0 ? { 'x-problem-codes-by-status': out } : {};
 }
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

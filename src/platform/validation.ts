@@ -34,6 +34,16 @@ export function defaultEmptyBody(request: { body: unknown }, _reply: unknown, do
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
 
+/**
+ * The one documented set of `errors[].code` values (docs/errors.md), whichever check found
+ * the mistake: the schema validator or a service. Never a raw validator keyword.
+ */
+export const FIELD_ERROR_CODES = [
+  'required', 'unknown_field', 'invalid_type', 'invalid_value', 'invalid_format', 'invalid_phone_number', 'invalid_cursor',
+  'too_short', 'too_long', 'too_small', 'too_large', 'duplicate', 'not_allowed', 'not_found',
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const extra =

@@ -165,11 +165,13 @@ function withExamples(schema: Schema, name: string, operationId: string): Schema
 const withoutTitle = ({ title: _title, ...rest }: Schema) => JSON.stringify(rest);
 
 /** Puts an inline body schema into components (reusing an identical one) and returns a $ref to it. */
-function nameSchema(doc: Schema, wanted: string, schema: Schema): Schema {
+function nameSchema(doc: Schema, wanted: string, schema: Schema, moduleComponents: Set<string>): Schema {
   if ('$ref' in schema) return schema;
   const schemas = doc.components.schemas as Record<string, Schema>;
-  // @fastify/swagger inlines some shared schemas (e.g. ApiKey): point at the component instead.
-  const same = Object.entries(schemas).find(([, existing]) => withoutTitle(existing) === withoutTitle(schema));
+  // @fastify/swagger inlines some shared schemas (e.g. ApiKey): point at the module's component
+  // instead; a titled schema (a list page) is one component however many operations answer it.
+  const same = Object.entries(schemas).find(([name, existing]) =>
+    (moduleComponents.has(name) || name === schema.title) && withoutTitle(existing) === withoutTitle(schema));
   if (same) return ref('schemas', same[0]);
   const name = schema.title && !schemas[schema.title] ? schema.title : wanted;
   if (schemas[name] && JSON.stringify(schemas[name]) !== JSON.stringify(schema)) throw new Error(`OpenAPI component ${name} defined twice`);
@@ -177,7 +179,8 @@ function nameSchema(doc: Schema, wanted: string, schema: Schema): Schema {
   return ref('schemas', name);
 }
 
-function normalizeOperation(doc: Schema, path: string, method: string, op: Schema): void {
+/** `moduleComponents`: the schemas the modules declared (Call, ApiKey, ...), as opposed to ones named here. */
+function normalizeOperation(doc: Schema, path: string, method: string, op: Schema, moduleComponents: Set<string>): void {
   const operationName = pascal(op.operationId);
   const write = WRITE.has(method);
 
@@ -191,10 +194,11 @@ function normalizeOperation(doc: Schema, path: string, method: string, op: Schem
       parameter.example = exampleFor(parameter.name, parameter.schema, op.operationId);
     }
   }
-  if (write) op.parameters = [...(op.parameters ?? []), ref('parameters', 'IdempotencyKey')];
+  // Inline rather than a $ref to components.parameters: simpler for generators, same meaning.
+  if (write) op.parameters = [...(op.parameters ?? []), { ...IDEMPOTENCY_KEY }];
 
   const body = op.requestBody?.content?.['application/json'];
-  if (body?.schema) body.schema = nameSchema(doc, `${operationName}Request`, withExamples(body.schema, '', op.operationId));
+  if (body?.schema) body.schema = nameSchema(doc, `${operationName}Request`, withExamples(body.schema, '', op.operationId), moduleComponents);
 
   const declared: Record<string, ProblemCode[]> = op['x-problem-codes-by-status'] ?? {};
   delete op['x-problem-codes-by-status'];
@@ -211,7 +215,7 @@ function normalizeOperation(doc: Schema, path: string, method: string, op: Schem
     if (Number(status) >= 400) continue;
     if (response.description === 'Default Response') response.description = op.summary ?? 'Success';
     const json = response.content?.['application/json'];
-    if (json?.schema) json.schema = nameSchema(doc, `${operationName}Response`, json.schema);
+    if (json?.schema) json.schema = nameSchema(doc, `${operationName}Response`, json.schema, moduleComponents);
     response.headers = { ...commonHeaders(), ...(write ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}), ...response.headers };
     responses[status] = response;
   }
@@ -266,9 +270,9 @@ export function normalizeDocument(doc: Schema, fieldErrorCodes: readonly string[
   out.components ??= {};
   out.components.schemas ??= {};
   out.components.headers = { ...HEADERS };
-  out.components.parameters = { IdempotencyKey: IDEMPOTENCY_KEY };
+  const moduleComponents = new Set(Object.keys(out.components.schemas));
   for (const [path, item] of Object.entries<Schema>(out.paths ?? {})) {
-    for (const [method, op] of Object.entries<Schema>(item)) normalizeOperation(out, path, method, op);
+    for (const [method, op] of Object.entries<Schema>(item)) normalizeOperation(out, path, method, op, moduleComponents);
   }
   openProblemCodes(out, fieldErrorCodes);
   return out;

@@ -15,7 +15,10 @@ import { FrameworkErrors } from './platform/framework-errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
-import { defaultEmptyBody, validatorCompiler } from './platform/validation.ts';
+import { defaultEmptyBody, strictRequestSchemas, validatorCompiler } from './platform/validation.ts';
+import { registerJsonBodyParser } from './platform/json-body.ts';
+import { cursorCheck } from './platform/list-cursor.ts';
+import { notFoundExplainer } from './platform/not-found-hints.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
 import { ProblemSchema, problemCodesOf } from './platform/schemas.ts';
 import { FailureSchema } from './platform/failure.ts';
@@ -85,6 +88,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBodyParser(app);
 
   const jobs = new JobQueue(database, clock, {
     concurrency: config.workerConcurrency,
@@ -118,6 +122,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     const methods = [route.method].flat();
     if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response), ...problemCodesOf(route.schema.response as Record<string, unknown>) };
     if (route.schema?.body) route.preValidation = [...[route.preValidation ?? []].flat(), defaultEmptyBody];
+    if (route.url.startsWith('/v1/')) route.schema = strictRequestSchemas(route.schema ?? {}, collapseNullableUnions);
+    const cursor = (route.schema?.querystring as any)?.properties?.starting_after ? cursorCheck(database.db, route.url) : null;
+    if (cursor) route.preHandler = [...[route.preHandler ?? []].flat(), cursor];
     if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) {
       route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];
       route.onSend = [...[route.onSend ?? []].flat(), idempotency.onSend];
@@ -130,7 +137,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     }
   });
 
-  registerErrorHandling(app, routes);
+  registerErrorHandling(app, routes, notFoundExplainer(database.db));
   frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
 
   app.addSchema(ProblemSchema);

@@ -2,8 +2,9 @@
 // Fastify's parsing and validation errors, unknown routes (404) and wrong methods (405).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from './problems.ts';
-import { fieldErrors } from './validation.ts';
+import { validationProblem } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
+import { methodHint } from './method-hints.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -14,11 +15,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
 
 function toProblem(error: FastifyError & { validationContext?: string }): Problem {
   if (error instanceof Problem) return error;
-  if (error.validation) {
-    const errors = fieldErrors(error.validation as any, error.validationContext ?? 'body');
-    const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-    return new Problem('validation_failed', `The request has invalid fields: ${summary}.`, { errors });
-  }
+  if (error.validation) return validationProblem(error.validation as any, error.validationContext ?? 'body');
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -39,9 +36,13 @@ function toProblem(error: FastifyError & { validationContext?: string }): Proble
   return new Problem('internal_error', 'Something went wrong on our side. The request id identifies it in our logs.');
 }
 
-export function registerErrorHandling(app: FastifyInstance, routes: RouteTable): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem = toProblem(error);
+/** Rewrites a problem before it leaves (e.g. a 404 explained by not-found-hints.ts). */
+export type ProblemExplainer = (problem: Problem, request: FastifyRequest) => Promise<Problem>;
+
+export function registerErrorHandling(app: FastifyInstance, routes: RouteTable, explain?: ProblemExplainer): void {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    let problem = toProblem(error);
+    if (explain && problem.code === 'not_found') problem = await explain(problem, request);
     if (problem.status >= 500 && problem.code === 'internal_error') request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, problem);
   });
@@ -51,7 +52,7 @@ export function registerErrorHandling(app: FastifyInstance, routes: RouteTable):
     const allowed = routes.methodsFor(path);
     if (allowed.length > 0) {
       return sendProblem(request, reply, new Problem('method_not_allowed',
-        `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, { headers: { allow: allowed.join(', ') } }));
+        `${request.method} is not allowed on ${path}; it takes ${allowed.join(', ')}.${methodHint(request.method, path, allowed)}`, { headers: { allow: allowed.join(', ') } }));
     }
     return sendProblem(request, reply, new Problem('route_not_found', `There is no endpoint ${request.method} ${path}.`));
   });

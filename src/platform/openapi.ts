@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { EVENT_TYPES } from '../events/catalogue.ts';
 import { PROBLEMS } from './problem-catalogue.ts';
 import { normalizeDocument } from './openapi-normalize.ts';
-import { FIELD_ERROR_CODES } from './validation.ts';
+import { FIELD_ERROR_CODES } from './field-errors.ts';
 
 export const OPENAPI_INFO = {
   title: 'Switchboard API',

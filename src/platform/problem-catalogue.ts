@@ -12,6 +12,7 @@ export const PROBLEMS = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The request body is not valid JSON' },
   invalid_idempotency_key: { status: 400, title: 'The Idempotency-Key header is not valid' },
+  invalid_cursor: { status: 400, title: 'starting_after is not an item of this list' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   not_found: { status: 404, title: 'Not found' },

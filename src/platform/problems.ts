@@ -1,11 +1,13 @@
 // RFC 9457 problem details. Services throw `Problem`; the error handler renders it.
 import { PROBLEMS, PROBLEM_TYPE_BASE, type ProblemCode } from './problem-catalogue.ts';
+import type { FieldErrorCode } from './field-errors.ts';
 
 export interface FieldError {
   /** Dotted path of the offending field in the request, e.g. `to` or `template.name`. */
   field: string;
   message: string;
-  code: string;
+  /** One of FIELD_ERROR_CODES (field-errors.ts). */
+  code: FieldErrorCode;
 }
 
 export interface ProblemBody {
@@ -25,11 +27,13 @@ export class Problem extends Error {
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
+  /** For a 404: what was looked up, so the error handler can explain a wrong id (not-found-hints.ts). */
+  readonly subject: { noun: string; id: string } | undefined;
 
   constructor(
     code: ProblemCode,
     detail: string,
-    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extensions?: Record<string, unknown>; subject?: { noun: string; id: string } } = {},
   ) {
     super(detail);
     this.name = 'Problem';
@@ -38,6 +42,7 @@ export class Problem extends Error {
     this.errors = opts.errors;
     this.headers = opts.headers ?? {};
     this.extensions = opts.extensions ?? {};
+    this.subject = opts.subject;
   }
 
   body(requestId: string): ProblemBody {
@@ -56,10 +61,10 @@ export class Problem extends Error {
 }
 
 export function notFound(what: string, id: string): Problem {
-  return new Problem('not_found', `No ${what} with id "${id}" exists in this mode.`);
+  return new Problem('not_found', `No ${what} with id "${id}" exists in this mode.`, { subject: { noun: what, id } });
 }
 
 /** A 400 naming one field, for checks a JSON schema cannot express (E.164, dates...). */
-export function invalidField(field: string, message: string, code = 'invalid'): Problem {
+export function invalidField(field: string, message: string, code: FieldErrorCode = 'invalid_value'): Problem {
   return new Problem('validation_failed', `${field}: ${message}`, { errors: [{ field, message, code }] });
 }

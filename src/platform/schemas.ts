@@ -4,7 +4,7 @@ import { PROBLEMS, type ProblemCode } from './problem-catalogue.ts';
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 UTC timestamp.' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
-export const E164 = Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Phone number in E.164 format, e.g. +14155550100.', examples: ['+14155550100'] });
+export const E164 = Type.String({ format: 'e164', pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Phone number in E.164 format, e.g. +14155550100.', examples: ['+14155550100'] });
 export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
   description: 'Up to 20 string key-value pairs for your own use.', maxProperties: 20,
 });

@@ -1,9 +1,12 @@
 // Two Ajv instances: request bodies are validated strictly (no type coercion, unknown fields
 // rejected by the schemas), while query strings, params and headers are coerced from text.
+// Whatever Ajv finds is rewritten here into our own vocabulary (field-errors.ts): one
+// message and one code per kind of mistake, never a raw validator keyword.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from './problems.ts';
+import { Problem, type FieldError } from './problems.ts';
+import { E164_HINT, phoneNumberMessage, type FieldErrorCode } from './field-errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -14,8 +17,13 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Errors carry the failing schema and value: a phone number's message suggests its E.164 form.
+    verbose: true,
   });
   addFormats(ajv);
+  // Phone numbers are one format everywhere, so their errors read the same everywhere. In a
+  // query string `+` decodes to a space, so there a leading space stands for the `+`.
+  ajv.addFormat('e164', coerce ? /^[+ ]?[1-9][0-9]{6,14}$/ : /^\+[1-9][0-9]{6,14}$/);
   return ajv;
 }
 
@@ -34,15 +42,21 @@ export function defaultEmptyBody(request: { body: unknown }, _reply: unknown, do
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
 
-/**
- * The one documented set of `errors[].code` values (docs/errors.md), whichever check found
- * the mistake: the schema validator or a service. Never a raw validator keyword.
- */
-export const FIELD_ERROR_CODES = [
-  'required', 'unknown_field', 'invalid_type', 'invalid_value', 'invalid_format', 'invalid_phone_number', 'invalid_cursor',
-  'too_short', 'too_long', 'too_small', 'too_large', 'duplicate', 'not_allowed', 'not_found',
-] as const;
-export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false',
+  object: 'an object', array: 'an array', null: 'null',
+};
+
+const FORMAT_MESSAGES: Record<string, string> = {
+  'date-time': 'must be an RFC 3339 timestamp with a time zone, e.g. 2026-01-15T09:30:00Z',
+  date: 'must be a date, e.g. 2026-01-15',
+  uri: 'must be an absolute URL, e.g. https://example.com/webhooks',
+  email: 'must be an email address',
+  uuid: 'must be a UUID',
+};
+
+const isPhone = (schema: unknown) => (schema as { format?: string } | undefined)?.format === 'e164';
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
@@ -55,23 +69,62 @@ function fieldOf(error: ErrorObject): string {
   return [path, extra].filter(Boolean).join('.');
 }
 
-function messageOf(error: ErrorObject): string {
+/** Our code and message for one Ajv error; `part` is body, querystring, params or headers. */
+function describe(error: ErrorObject, part: string, field: string): { code: FieldErrorCode; message: string } {
+  const p = error.params as Record<string, any>;
+  if (isPhone(error.parentSchema) && ['format', 'pattern', 'minLength', 'maxLength'].includes(error.keyword)) {
+    const unencodedPlus = part === 'querystring' && typeof error.data === 'string' && error.data.startsWith(' ');
+    return { code: 'invalid_phone_number', message: unencodedPlus ? `${E164_HINT}; in a query string write the + as %2B` : phoneNumberMessage(error.data) };
+  }
   switch (error.keyword) {
     case 'required':
-      return 'is required';
+      return { code: 'required', message: 'is required' };
     case 'additionalProperties':
-      return 'is not a known field';
+      if (part === 'querystring' && field === 'ending_before') {
+        return { code: 'unknown_field', message: 'is not supported: lists are newest first and page forward only; pass the previous page\'s next_cursor as starting_after' };
+      }
+      return { code: 'unknown_field', message: part === 'querystring' ? 'is not a known query parameter of this endpoint' : 'is not a known field' };
+    case 'type':
+      return { code: 'invalid_type', message: `must be ${[p.type].flat().map((t: string) => TYPE_NAMES[t] ?? t).join(' or ')}` };
     case 'enum':
-      return `must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+      return { code: 'invalid_value', message: `must be one of: ${(p.allowedValues as unknown[]).join(', ')}` };
+    case 'const':
+      return { code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'anyOf':
     case 'oneOf':
-      return 'is not one of the accepted forms';
+      return { code: 'invalid_value', message: 'matches none of the accepted forms (see this endpoint in the API reference)' };
+    case 'format':
+      return { code: 'invalid_format', message: FORMAT_MESSAGES[p.format] ?? `must be a valid ${p.format}` };
+    case 'pattern':
+      return { code: 'invalid_format', message: `must match the pattern ${p.pattern}` };
+    case 'minLength':
+      return { code: 'too_short', message: p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')}` };
+    case 'maxLength':
+      return { code: 'too_long', message: `must be at most ${plural(p.limit, 'character')}` };
+    case 'minItems':
+      return { code: 'too_short', message: `must have at least ${plural(p.limit, 'item')}` };
+    case 'maxItems':
+      return { code: 'too_long', message: `must have at most ${plural(p.limit, 'item')}` };
+    case 'minProperties':
+      return { code: 'too_short', message: `must have at least ${plural(p.limit, 'entry')}`.replace('entrys', 'entries') };
+    case 'maxProperties':
+      return { code: 'too_long', message: `must have at most ${plural(p.limit, 'entry')}`.replace('entrys', 'entries') };
+    case 'minimum':
+      return { code: 'too_small', message: `must be at least ${p.limit}` };
+    case 'exclusiveMinimum':
+      return { code: 'too_small', message: `must be greater than ${p.limit}` };
+    case 'maximum':
+      return { code: 'too_large', message: `must be at most ${p.limit}` };
+    case 'exclusiveMaximum':
+      return { code: 'too_large', message: `must be less than ${p.limit}` };
+    case 'uniqueItems':
+      return { code: 'duplicate', message: `must not repeat a value (items ${p.j} and ${p.i} are equal)` };
     default:
-      return error.message ?? 'is not valid';
+      return { code: 'invalid_value', message: error.message ?? 'is not valid' };
   }
 }
 
-/** Turns Ajv's errors into our `errors[]`, one entry per field and problem. */
+/** Turns Ajv's errors into our `errors[]`, one entry per field and mistake. */
 export function fieldErrors(errors: ErrorObject[], part: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
@@ -80,12 +133,50 @@ export function fieldErrors(errors: ErrorObject[], part: string): FieldError[] {
   for (const error of errors) {
     if (error.keyword === 'if') continue;
     if (unions.has(error.instancePath) && error.keyword !== 'anyOf' && error.keyword !== 'oneOf') continue;
-    const field = fieldOf(error) || part;
-    const message = messageOf(error);
-    const dedupe = `${field}|${message}`;
+    const field = fieldOf(error);
+    const { code, message } = describe(error, part, field);
+    const dedupe = `${field}|${code}`;
     if (seen.has(dedupe)) continue;
     seen.add(dedupe);
-    out.push({ field, message, code: error.keyword });
+    out.push({ field, message, code });
   }
+  return out;
+}
+
+const PARTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+
+/**
+ * The 400 for a request that failed its schema. Mistakes about the body as a whole (an array
+ * or a number where an object belongs, none of the accepted forms) are said in `detail`;
+ * `errors[]` names fields only.
+ */
+export function validationProblem(errors: ErrorObject[], part: string): Problem {
+  const all = fieldErrors(errors, part);
+  const whole = all.filter((e) => e.field === '');
+  const fields = all.filter((e) => e.field !== '');
+  const where = PARTS[part] ?? part;
+  const sentences: string[] = [];
+  for (const e of whole) {
+    const got = (errors.find((x) => x.instancePath === '')?.data);
+    const kind = Array.isArray(got) ? 'an array' : got === null ? 'null' : typeof got === 'object' ? 'an object' : `a ${typeof got}`;
+    sentences.push(e.code === 'invalid_type'
+      ? `The request ${where} must be a JSON object, not ${kind}.`
+      : `The request ${where} ${e.message}.`);
+  }
+  if (fields.length > 0) sentences.push(`The request has invalid ${where === 'body' ? 'fields' : `${where} parameters`}: ${fields.map((e) => `${e.field} ${e.message}`).join('; ')}.`);
+  return new Problem('validation_failed', sentences.join(' ').replace(/\?\./g, '?'), fields.length > 0 ? { errors: fields } : {});
+}
+
+/**
+ * The request schemas as the validator should see them: unions of constants as enums (so an
+ * error lists the allowed values), and a query string that refuses parameters it does not
+ * declare (so `?stauts=failed` is a 400, not a silent "list everything").
+ */
+export function strictRequestSchemas<T extends { body?: unknown; querystring?: unknown; params?: unknown }>(schema: T, collapse: <S>(s: S) => S): T {
+  const out: T = { ...schema };
+  if (schema.body) out.body = collapse(schema.body);
+  if (schema.params) out.params = collapse(schema.params);
+  const query = (schema.querystring ? collapse(schema.querystring) : { type: 'object', properties: {} }) as Record<string, unknown>;
+  out.querystring = { ...query, additionalProperties: false };
   return out;
 }

@@ -4,7 +4,7 @@ import { Metadata, NullableTimestamp, PageQuery, Timestamp } from '../../platfor
 import { CALL_STATUSES, HANGUP_CAUSES, HANGUP_SOURCES } from './states.ts';
 
 const PhoneNumber = (description: string) =>
-  Type.String({ minLength: 2, maxLength: 32, description: `${description} E.164, e.g. +14155550100 (checked with libphonenumber).`, examples: ['+14155550100'] });
+  Type.String({ format: 'e164', minLength: 2, maxLength: 32, description: `${description} E.164, e.g. +14155550100 (checked with libphonenumber).`, examples: ['+14155550100'] });
 const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
 
 export const CallStatusSchema = literals(CALL_STATUSES);

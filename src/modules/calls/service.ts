@@ -10,6 +10,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import type { AccountRow, Mode } from '../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
+import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { phoneFacts } from '../../platform/phone.ts';
 import { prepare } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
@@ -70,8 +71,7 @@ export const DEFAULT_TIME_LIMIT = 14_400;
 /** E.164 checked by libphonenumber; the exact E.164 text is required so stored numbers compare equal. */
 export function e164(field: string, raw: string): string {
   const parsed = phoneFacts(raw);
-  if (!parsed || !parsed.valid) throw invalidField(field, `"${raw}" is not a valid phone number in E.164 format (e.g. +14155550100).`, 'invalid_phone_number');
-  if (parsed.e164 !== raw) throw invalidField(field, `write the number in E.164 format: "${parsed.e164}".`, 'invalid_phone_number');
+  if (!parsed || !parsed.valid || parsed.e164 !== raw) throw invalidField(field, phoneNumberMessage(raw), 'invalid_phone_number');
   return parsed.e164;
 }
 
@@ -143,7 +143,7 @@ export class CallService implements CallSignals {
       .executeTakeFirst();
     if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice')) {
       throw new Problem('from_number_not_owned', `${from} is not an active voice number of this account in ${mode} mode. List yours with GET /v1/numbers.`, {
-        errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'from_number_not_owned' }],
+        errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
 
@@ -312,7 +312,7 @@ export class CallService implements CallSignals {
     }
     const otherParty = call.direction === 'inbound' ? call.from_number : call.to_number;
     if (to === otherParty && transfers.every((t) => t.status !== 'completed')) {
-      throw invalidField('to', 'is the party already on the call.', 'same_party');
+      throw invalidField('to', 'is the party already on the call.', 'not_allowed');
     }
     const now = clock.now().toISOString();
     transfers.push({ to, status: 'pending', requested_at: now, settled_at: null });

@@ -54,9 +54,9 @@ export function present(row: ApiKeyRow, now: Date): ApiKey {
 
 /** A non-empty list of known scopes: an empty list is refused, never read as "everything". */
 export function normaliseScopes(scopes: readonly string[]): string[] {
-  if (scopes.length === 0) throw invalidField('scopes', 'List at least one scope; "*" (everything) must be asked for explicitly.', 'empty_scopes');
+  if (scopes.length === 0) throw invalidField('scopes', 'List at least one scope; "*" (everything) must be asked for explicitly.', 'too_short');
   scopes.forEach((s, i) => {
-    if (!isScope(s)) throw invalidField(`scopes.${i}`, `"${s}" is not a scope; use "*" or "<resource>:read|write".`, 'unknown_scope');
+    if (!isScope(s)) throw invalidField(`scopes.${i}`, `"${s}" is not a scope; use "*" or "<resource>:read|write".`, 'invalid_value');
   });
   return [...new Set(scopes)];
 }
@@ -79,7 +79,7 @@ export function normaliseAllowedIps(ips: string[] | undefined): string[] {
       const prefix = bits ?? (address.kind() === 'ipv4' ? 32 : 128);
       return `${address.toString()}/${prefix}`;
     } catch {
-      throw invalidField(`allowed_ips.${i}`, `"${raw}" is not an IPv4 or IPv6 address or CIDR range.`, 'invalid_cidr');
+      throw invalidField(`allowed_ips.${i}`, `"${raw}" is not an IPv4 or IPv6 address or CIDR range.`, 'invalid_format');
     }
   });
 }

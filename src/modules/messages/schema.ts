@@ -76,7 +76,7 @@ export const SendMessageBody = Type.Object(
 export const SendSmsBody = Type.Object(sendFields, { additionalProperties: false });
 
 // `+` in a query string decodes to a space: accept "+1...", " 1..." and "1..." alike.
-const QueryPhone = Type.String({ pattern: '^[+ ]?[1-9][0-9]{6,14}$', description: 'E.164; encode the + as %2B.' });
+const QueryPhone = Type.String({ format: 'e164', description: 'E.164; encode the + as %2B.' });
 
 export const MessageListQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
@@ -93,7 +93,7 @@ export const MessageListQuery = Type.Object({
 export const InboundMessageBody = Type.Object(
   {
     from: E164,
-    to: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'A number of the account, E.164.' }),
+    to: Type.String({ format: 'e164', pattern: '^\\+[1-9][0-9]{6,14}$', description: 'A number of the account, E.164.' }),
     body: Type.Optional(Type.String({ maxLength: MAX_BODY_CHARACTERS })),
     channel: Type.Union([Type.Literal('sms'), Type.Literal('mms'), Type.Literal('whatsapp')], { default: 'sms' }),
     media_urls: Type.Optional(Type.Array(MediaUrl, { minItems: 1, maxItems: MAX_MEDIA_URLS })),

@@ -2,6 +2,7 @@
 // the WhatsApp 24-hour window, and the status machine whose every change emits its event
 // (message.queued at creation, then one per carrier step), in order, with the full message.
 import { failure } from '../../platform/failure.ts';
+import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { phoneFacts } from '../../platform/phone.ts';
@@ -228,7 +229,7 @@ export class MessageService {
     if (q.startingAfter) {
       const cursor = await this.db.selectFrom('messages').select(['id', 'created_at'])
         .where('id', '=', q.startingAfter).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
-      if (!cursor) throw invalidField('starting_after', 'is not the id of a message of this account and mode.', 'unknown_cursor');
+      if (!cursor) throw invalidField('starting_after', 'is not the id of a message of this account and mode.', 'invalid_cursor');
       query = query.where((eb) => eb.or([
         eb('created_at', '<', cursor.created_at),
         eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)]),
@@ -338,9 +339,9 @@ function checkContent(channel: Channel, input: { body?: string | undefined; medi
   const hasBody = input.body !== undefined && input.body.length > 0;
   const media = input.media_urls ?? [];
   if (input.body !== undefined && [...input.body].length > MAX_BODY_CHARACTERS) {
-    throw invalidField('body', `must be at most ${MAX_BODY_CHARACTERS} characters.`, 'maxLength');
+    throw invalidField('body', `must be at most ${MAX_BODY_CHARACTERS} characters.`, 'too_long');
   }
-  if (media.length > MAX_MEDIA_URLS) throw invalidField('media_urls', `at most ${MAX_MEDIA_URLS} media URLs.`, 'maxItems');
+  if (media.length > MAX_MEDIA_URLS) throw invalidField('media_urls', `at most ${MAX_MEDIA_URLS} media URLs.`, 'too_long');
   if (input.template && channel !== 'whatsapp') throw invalidField('template', 'templates are for the whatsapp channel only.', 'not_allowed');
   if (channel === 'sms') {
     if (media.length > 0) throw invalidField('media_urls', 'SMS carries no media; send channel "mms" for media.', 'not_allowed');
@@ -355,7 +356,7 @@ function checkContent(channel: Channel, input: { body?: string | undefined; medi
 }
 
 function checkDestination(to: string): void {
-  if (!phoneFacts(to)?.possible) throw invalidField('to', `${to} is not a possible phone number.`, 'invalid_phone_number');
+  if (!phoneFacts(to)?.possible) throw invalidField('to', phoneNumberMessage(to), 'invalid_phone_number');
 }
 
 /** SMS are billed per segment; an MMS or a WhatsApp message is one message whatever its length. */

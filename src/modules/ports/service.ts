@@ -4,6 +4,7 @@
 // the account's sandbox test clock. On completion the ported numbers become active and
 // `number.ported` fires for each; temporary numbers stay until the customer releases them.
 import { failure } from '../../platform/failure.ts';
+import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import { phoneFacts } from '../../platform/phone.ts';
@@ -99,7 +100,7 @@ export class PortService {
 
   async create(accountId: string, mode: Mode, clock: Clock, input: CreatePortInput): Promise<ReturnType<typeof presentPort>> {
     input.phone_numbers.forEach((phone, i) => {
-      if (!phoneFacts(phone)?.possible) throw invalidField(`phone_numbers.${i}`, `${phone} is not a possible phone number.`, 'invalid_phone_number');
+      if (!phoneFacts(phone)?.possible) throw invalidField(`phone_numbers.${i}`, phoneNumberMessage(phone), 'invalid_phone_number');
     });
     if (mode === 'live') {
       throw new Problem('carrier_not_configured', 'Porting in live mode needs a real carrier, and none is configured on this server, so nothing was written. '

@@ -29,11 +29,11 @@ export class SandboxService {
     let ms: number;
     if ('seconds' in by) {
       ms = Math.round(by.seconds * 1000);
-      if (ms <= 0) throw invalidField('seconds', 'must move the clock forward by at least 1 ms.', 'exclusiveMinimum');
+      if (ms <= 0) throw invalidField('seconds', 'must move the clock forward by at least 1 ms.', 'too_small');
     } else {
       const now = (await this.platform.sandboxClocks.clockFor(accountId, 'sandbox')).now();
       ms = Date.parse(by.to) - now.getTime();
-      if (!(ms > 0)) throw invalidField('to', `must be later than the sandbox clock's current time ${now.toISOString()}; test clocks only move forward.`, 'not_in_future');
+      if (!(ms > 0)) throw invalidField('to', `must be later than the sandbox clock's current time ${now.toISOString()}; test clocks only move forward.`, 'too_small');
     }
     const { offsetMs, jobsRun } = await this.platform.sandboxClocks.advance(accountId, ms);
     return { ...this.view(offsetMs), jobs_run: jobsRun };

@@ -30,7 +30,7 @@ export function normaliseEventPatterns(events: string[] | undefined): string[] {
   list.forEach((p, i) => {
     // A pattern is known when it would match at least one type of the catalogue.
     const known = types.some((t) => matches([p], t));
-    if (!known) throw invalidField(`events.${i}`, `"${p}" is not an event type; use "*", a type from the catalogue or "<prefix>.*".`, 'unknown_event_type');
+    if (!known) throw invalidField(`events.${i}`, `"${p}" is not an event type; use "*", a type from the catalogue or "<prefix>.*".`, 'invalid_value');
   });
   return list.includes('*') ? ['*'] : [...new Set(list)];
 }

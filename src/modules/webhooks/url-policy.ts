@@ -77,7 +77,7 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
  */
 export async function assertWebhookUrlAllowed(raw: string, mode: Mode, config: UrlPolicyConfig, field = 'url'): Promise<URL> {
   const refuse = (why: string) =>
-    new Problem('webhook_url_not_allowed', `${field}: ${why}.`, { errors: [{ field, message: why, code: 'webhook_url_not_allowed' }] });
+    new Problem('webhook_url_not_allowed', `${field}: ${why}.`, { errors: [{ field, message: why, code: 'not_allowed' }] });
   let url: URL;
   try {
     url = checkUrlShape(raw, mode, config);

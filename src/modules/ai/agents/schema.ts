@@ -17,7 +17,7 @@ export const BusinessHoursSchema = Type.Object(
   { description: 'When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.' },
 );
 
-const TransferNumber = Type.String({ minLength: 2, maxLength: 32, description: 'E.164 number callers are transferred to when they ask for a person or the agent cannot help.', examples: ['+15035550123'] });
+const TransferNumber = Type.String({ format: 'e164', minLength: 2, maxLength: 32, description: 'E.164 number callers are transferred to when they ask for a person or the agent cannot help.', examples: ['+15035550123'] });
 
 export const AgentSchema = Type.Object(
   {

@@ -207,7 +207,7 @@ export class AgentService {
       const problems = validateBusinessHours(input.business_hours);
       if (problems.length > 0) {
         throw new Problem('validation_failed', `business_hours: ${problems.join('; ')}.`, {
-          errors: problems.map((message) => ({ field: 'business_hours', message, code: 'invalid_business_hours' })),
+          errors: problems.map((message) => ({ field: 'business_hours', message, code: 'invalid_value' as const })),
         });
       }
     }
@@ -223,7 +223,7 @@ export class AgentService {
         .where('id', '=', id).where('account_id', '=', agent.account_id).where('mode', '=', agent.mode).executeTakeFirst();
       if (!number || number.status === 'released') throw invalidField(`number_ids[${i}]`, `no number "${id}" exists in ${agent.mode} mode.`, 'not_found');
       if (!(JSON.parse(number.capabilities) as string[]).includes('voice')) {
-        throw invalidField(`number_ids[${i}]`, `${number.phone_number} cannot take voice calls.`, 'number_lacks_capability');
+        throw invalidField(`number_ids[${i}]`, `${number.phone_number} cannot take voice calls.`, 'not_allowed');
       }
       wanted.push(number);
     }

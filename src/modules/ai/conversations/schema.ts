@@ -83,7 +83,7 @@ export const ConversationListQuery = Type.Object({
 
 export const InboundCallBody = Type.Object(
   {
-    from: Type.String({ minLength: 2, maxLength: 32, description: 'The simulated caller, E.164.', examples: ['+14155550199'] }),
+    from: Type.String({ format: 'e164', minLength: 2, maxLength: 32, description: 'The simulated caller, E.164.', examples: ['+14155550199'] }),
     to: Type.String({ minLength: 2, maxLength: 32, description: 'An active voice number of the account with an AI agent assigned.' }),
     caller_script: Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
       maxItems: 50, description: 'What the caller says, in order, one line per turn; after the last line the caller hangs up.',

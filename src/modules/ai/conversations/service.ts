@@ -140,7 +140,7 @@ export class ConversationService {
     const number = await this.numbers.findByPhone(owner.accountId, owner.mode, to);
     if (!number || number.status !== 'active' || !(JSON.parse(number.capabilities) as string[]).includes('voice')) {
       throw new Problem('to_number_not_owned', `${to} is not an active voice number of this account in ${owner.mode} mode.`, {
-        errors: [{ field: 'to', message: 'is not an active voice number of this account in this mode', code: 'to_number_not_owned' }],
+        errors: [{ field: 'to', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
     if (!number.agent_id) {

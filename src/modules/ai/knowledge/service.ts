@@ -13,6 +13,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Problem, notFound, type FieldError } from '../../../platform/problems.ts';
+import type { FieldErrorCode } from '../../../platform/field-errors.ts';
 import { chunkDocument, type ContentType, type KnowledgeChunk } from '../engine/index.ts';
 import type { AgentService, Owner } from '../agents/service.ts';
 import type { AgentRow, KnowledgeDocumentRow } from '../tables.ts';
@@ -158,20 +159,20 @@ function prepare(documents: DocumentInput[]): Prepared[] {
   const errors: FieldError[] = [];
   const prepared: Prepared[] = [];
   documents.forEach((input, i) => {
-    const reject = (field: string, message: string, code: string) => errors.push({ field: `documents[${i}].${field}`, message, code });
+    const reject = (field: string, message: string, code: FieldErrorCode) => errors.push({ field: `documents[${i}].${field}`, message, code });
     const sizeBytes = Buffer.byteLength(input.content, 'utf8');
     if (!(CONTENT_TYPES as readonly string[]).includes(input.content_type)) {
-      return reject('content_type', `"${input.content_type}" is not supported; use ${CONTENT_TYPES.join(', ')}.`, 'unsupported_content_type');
+      return reject('content_type', `"${input.content_type}" is not supported; use ${CONTENT_TYPES.join(', ')}.`, 'invalid_value');
     }
     if (sizeBytes > MAX_DOCUMENT_BYTES) {
-      return reject('content', `is ${sizeBytes} bytes; a document may be at most ${MAX_DOCUMENT_BYTES} bytes (${MAX_DOCUMENT_BYTES / 1024} KB). Split it into several documents.`, 'too_large');
+      return reject('content', `is ${sizeBytes} bytes; a document may be at most ${MAX_DOCUMENT_BYTES} bytes (${MAX_DOCUMENT_BYTES / 1024} KB). Split it into several documents.`, 'too_long');
     }
     if (input.source_url !== undefined && !isHttpUrl(input.source_url)) {
-      return reject('source_url', 'must be an http or https URL.', 'invalid_url');
+      return reject('source_url', 'must be an http or https URL.', 'invalid_format');
     }
     const id = newId('document');
     const chunks = input.content.trim() === '' ? [] : chunkDocument({ documentId: id, title: input.title, content: input.content, contentType: input.content_type as ContentType });
-    if (chunks.length === 0) return reject('content', 'has no text to learn from.', 'empty');
+    if (chunks.length === 0) return reject('content', 'has no text to learn from.', 'too_short');
     prepared.push({ id, input, sizeBytes, chunks });
   });
   if (errors.length > 0) {

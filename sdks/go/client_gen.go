@@ -93,8 +93,8 @@ func (c *Client) CreateKey(ctx context.Context, body *CreateKeyRequest, opts ...
 // GET /v1/keys/{id}
 //
 // Required scope: `keys:read`.
-func (c *Client) GetKey(ctx context.Context, id string, opts ...RequestOption) (*GetKeyResponse, error) {
-	out := new(GetKeyResponse)
+func (c *Client) GetKey(ctx context.Context, id string, opts ...RequestOption) (*ApiKey, error) {
+	out := new(ApiKey)
 	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/keys/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}
@@ -106,8 +106,8 @@ func (c *Client) GetKey(ctx context.Context, id string, opts ...RequestOption) (
 // PATCH /v1/keys/{id}
 //
 // Required scope: `keys:write`.
-func (c *Client) UpdateKey(ctx context.Context, id string, body *UpdateKeyRequest, opts ...RequestOption) (*UpdateKeyResponse, error) {
-	out := new(UpdateKeyResponse)
+func (c *Client) UpdateKey(ctx context.Context, id string, body *UpdateKeyRequest, opts ...RequestOption) (*ApiKey, error) {
+	out := new(ApiKey)
 	if err := c.do(ctx, "PATCH", fmt.Sprintf("/v1/keys/%s", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
 		return nil, err
 	}
@@ -132,8 +132,8 @@ func (c *Client) RotateKey(ctx context.Context, id string, body *RotateKeyReques
 // POST /v1/keys/{id}/revoke
 //
 // Required scope: `keys:write`.
-func (c *Client) RevokeKey(ctx context.Context, id string, opts ...RequestOption) (*RevokeKeyResponse, error) {
-	out := new(RevokeKeyResponse)
+func (c *Client) RevokeKey(ctx context.Context, id string, opts ...RequestOption) (*ApiKey, error) {
+	out := new(ApiKey)
 	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/keys/%s/revoke", url.PathEscape(id)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}

@@ -38,23 +38,23 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/keys", None, {"name": name, "scopes": scopes, "allowed_ips": allowed_ips}, ("model", "CreateKeyResponse"), request_options)
 
-    def get_key(self, id: str, *, request_options: Optional[RequestOptions] = None) -> GetKeyResponse:
+    def get_key(self, id: str, *, request_options: Optional[RequestOptions] = None) -> ApiKey:
         """Fetch an API key
 
         ``GET /v1/keys/{id}``
 
         Required scope: `keys:read`.
         """
-        return self._request("GET", f"/v1/keys/{_path(id)}", None, None, ("model", "GetKeyResponse"), request_options)
+        return self._request("GET", f"/v1/keys/{_path(id)}", None, None, ("model", "ApiKey"), request_options)
 
-    def update_key(self, id: str, *, name: Union[str, NotGiven] = NOT_GIVEN, scopes: Union[List[Literal["*", "account:read", "account:write", "keys:read", "keys:write", "calls:read", "calls:write", "recordings:read", "recordings:write", "messages:read", "messages:write", "numbers:read", "numbers:write", "ai:read", "ai:write", "webhooks:read", "webhooks:write", "events:read", "events:write", "sandbox:read", "sandbox:write"]], NotGiven] = NOT_GIVEN, allowed_ips: Union[List[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> UpdateKeyResponse:
+    def update_key(self, id: str, *, name: Union[str, NotGiven] = NOT_GIVEN, scopes: Union[List[Literal["*", "account:read", "account:write", "keys:read", "keys:write", "calls:read", "calls:write", "recordings:read", "recordings:write", "messages:read", "messages:write", "numbers:read", "numbers:write", "ai:read", "ai:write", "webhooks:read", "webhooks:write", "events:read", "events:write", "sandbox:read", "sandbox:write"]], NotGiven] = NOT_GIVEN, allowed_ips: Union[List[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> ApiKey:
         """Rename a key, change its scopes or its IP allow-list
 
         ``PATCH /v1/keys/{id}``
 
         Required scope: `keys:write`.
         """
-        return self._request("PATCH", f"/v1/keys/{_path(id)}", None, {"name": name, "scopes": scopes, "allowed_ips": allowed_ips}, ("model", "UpdateKeyResponse"), request_options)
+        return self._request("PATCH", f"/v1/keys/{_path(id)}", None, {"name": name, "scopes": scopes, "allowed_ips": allowed_ips}, ("model", "ApiKey"), request_options)
 
     def rotate_key(self, id: str, *, expires_in_seconds: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> RotateKeyResponse:
         """Rotate a key: a new secret now, the old one expires after a grace period
@@ -65,14 +65,14 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/keys/{_path(id)}/rotate", None, {"expires_in_seconds": expires_in_seconds}, ("model", "RotateKeyResponse"), request_options)
 
-    def revoke_key(self, id: str, *, request_options: Optional[RequestOptions] = None) -> RevokeKeyResponse:
+    def revoke_key(self, id: str, *, request_options: Optional[RequestOptions] = None) -> ApiKey:
         """Revoke a key at once
 
         ``POST /v1/keys/{id}/revoke``
 
         Required scope: `keys:write`.
         """
-        return self._request("POST", f"/v1/keys/{_path(id)}/revoke", None, None, ("model", "RevokeKeyResponse"), request_options)
+        return self._request("POST", f"/v1/keys/{_path(id)}/revoke", None, None, ("model", "ApiKey"), request_options)
 
     def list_events(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, type: Union[str, NotGiven] = NOT_GIVEN, object_id: Union[str, NotGiven] = NOT_GIVEN, resource_id: Union[str, NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Event]:
         """List events, newest first
@@ -431,7 +431,7 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/calls/{_path(id)}/transfer", None, {"to": to, "timeout": timeout}, ("model", "Call"), request_options)
 
-    def start_call_recording(self, id: str, *, channels: Union[Any, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Recording:
+    def start_call_recording(self, id: str, *, channels: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Recording:
         """Start a new recording of a call in progress
 
         ``POST /v1/calls/{id}/recordings``

@@ -171,6 +171,8 @@ export interface RecordingSinks {
 export interface MediaPort {
   /** The recordings module connects its sinks at start-up, before any call is answered. */
   connectSinks(sinks: RecordingSinks): void;
+  /** The flow interpreter connects itself at start-up: every report goes to it. */
+  connectEvents(events: MediaEvents): void;
   /** Starts `op` on `call` (in progress); the end comes back as `MediaEvents.finished(call.id, opId, ...)`. */
   run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void>;
   /** Cuts the running operation `opId` short; it finishes with reason `interrupted`. No-op if it already ended. */

@@ -9,11 +9,21 @@ import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import type { MediaEvents, MediaOp, MediaPort, MediaResult, RecordingFormat, RecordingSinks } from '../media-port.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
 import { readSimState, writeSimState } from './sim-state.ts';
 
 const RENDER_JOB = 'simulator.recording_render';
+const OP_JOB = 'simulator.media_op';
+/** The simulated text-to-speech speaks at the pace of the simulated parties. */
+const SPEECH_WORDS_PER_SECOND = 3;
+const SPEECH_GAP_SECONDS = 0.4;
+
+interface OpStep {
+  callId: string;
+  opId: string;
+  reason: 'finished' | 'interrupted';
+}
 const RENDER_ATTEMPTS = 5;
 /** Audio produced per render job (then the next job continues the file). */
 export const RENDER_CHUNK_SECONDS = 600;
@@ -31,11 +41,17 @@ const round3 = (s: number) => Math.round(s * 1000) / 1000;
 
 export class SimulatedMediaPort implements MediaPort {
   private sinks: RecordingSinks | null = null;
+  private events: MediaEvents | null = null;
   /** Calls answered in a transaction still running: their talk time is exactly 0 there. */
   private readonly answeredIn = new WeakMap<Trx, Set<string>>();
 
   constructor(private readonly platform: Platform) {
     platform.jobs.register<RenderStep>(RENDER_JOB, (step, ctx) => this.render(step, ctx.attempt), { maxAttempts: RENDER_ATTEMPTS });
+    platform.jobs.register<OpStep>(OP_JOB, (step) => this.opEnded(step));
+  }
+
+  connectEvents(events: MediaEvents): void {
+    this.events = events;
   }
 
   /** The recordings module connects its sinks once it exists. */
@@ -43,11 +59,44 @@ export class SimulatedMediaPort implements MediaPort {
     this.sinks = sinks;
   }
 
-  async run(_trx: Trx, call: CallRow, _opId: string, op: MediaOp): Promise<void> {
-    throw new Error(`the simulator cannot run ${op.kind} on call ${call.id} yet: call flows land in the next change`);
+  /** Starts `op`: it ends after its simulated duration on the test clock (a durable job). */
+  async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
+    const state = await readSimState(trx, call.id);
+    await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
+    await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, opSeconds(op));
   }
 
-  async interrupt(): Promise<void> {}
+  async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
+    const state = await readSimState(trx, call.id);
+    if (state.op?.id === opId) await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'interrupted' }, 0);
+  }
+
+  private async scheduleOp(trx: Trx, call: CallRow, step: OpStep, simulatedSeconds: number): Promise<void> {
+    await this.platform.jobs.enqueue(trx, OP_JOB, step, {
+      delaySeconds: simulatedSeconds * this.platform.config.simTimeScale,
+      clockId: call.mode === 'sandbox' ? call.account_id : null,
+    });
+  }
+
+  /** The op's time is up (or it was cut short): clear it, then report it once, after the commit. */
+  private async opEnded(step: OpStep): Promise<void> {
+    const result = await inTransaction(this.platform.database.db, async (trx) => {
+      let q = trx.selectFrom('calls').selectAll().where('id', '=', step.callId);
+      if (this.platform.database.engine === 'postgres') q = q.forUpdate();
+      const call = await q.executeTakeFirst();
+      if (!call) return null;
+      const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
+      if (state.op?.id !== step.opId) return null;
+      const kind = state.op.kind;
+      delete state.op;
+      await writeSimState(trx, call.id, state);
+      const reason = call.status === 'in_progress' ? step.reason : 'hangup';
+      return simpleResult(kind, reason);
+    });
+    if (!result) return;
+    if (!this.events) throw new Error('simulated media port used before the flow interpreter connected');
+    await this.events.finished(step.callId, step.opId, result);
+  }
 
   async sendDtmf(_trx: Trx, call: CallRow): Promise<void> {
     throw new Error(`the simulator cannot send DTMF on call ${call.id} yet: call flows land in the next change`);
@@ -144,4 +193,23 @@ export class SimulatedMediaPort implements MediaPort {
       throw err;
     }
   }
+}
+
+/** How long an operation takes in the sandbox, in simulated seconds. */
+function opSeconds(op: MediaOp): number {
+  switch (op.kind) {
+    case 'speak': {
+      const words = op.text.split(/\s+/).filter(Boolean).length;
+      return round3((words / SPEECH_WORDS_PER_SECOND + SPEECH_GAP_SECONDS) * Math.max(1, op.loop));
+    }
+    case 'silence':
+      return op.seconds;
+    default:
+      throw new Error(`the simulator does not run ${op.kind} operations yet`);
+  }
+}
+
+function simpleResult(kind: string, reason: 'finished' | 'interrupted' | 'hangup'): MediaResult {
+  if (kind !== 'speak' && kind !== 'play' && kind !== 'silence') throw new Error(`no simple result for a ${kind} operation`);
+  return { kind, reason };
 }

@@ -19,6 +19,8 @@ export interface SimState {
   leg: number;
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
+  /** The media operation running for the call's flow, if any. */
+  op?: { id: string; kind: string };
 }
 
 export async function readSimState(trx: Trx, callId: string): Promise<SimState> {

@@ -7,6 +7,8 @@ import { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
 import { CallSchema } from './schema.ts';
 import { CallService } from './service.ts';
 import { callRoutes } from './routes.ts';
+import { FlowInterpreter } from './flows/interpreter.ts';
+import { flowRoutes } from './flows/routes.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',
@@ -16,10 +18,12 @@ export const callsModule: SwitchboardModule = {
     const carriers = new VoiceCarriers(simulator, null);
     const calls = new CallService(platform, events, carriers);
     simulator.connect(calls);
+    new FlowInterpreter(platform, calls, carriers);
     services.calls = calls;
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
     app.addSchema(CallSchema);
     callRoutes(app, calls);
+    flowRoutes(app, calls);
   },
 };

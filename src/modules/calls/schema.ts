@@ -64,6 +64,10 @@ export const CreateCallBody = Type.Object(
     timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 30, description: 'Seconds to let the call ring before giving up (no_answer).' })),
     time_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, default: 14_400, description: 'Seconds of talk after which the call is hung up (time_limit_reached).' })),
     metadata: Type.Optional(Metadata),
+    flow: Type.Optional(Type.Array(Type.Any(), {
+      description: 'A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. '
+        + 'Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.',
+    })),
   },
   { additionalProperties: false },
 );

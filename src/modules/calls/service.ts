@@ -22,6 +22,8 @@ import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type Trans
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
+import { validateFlow } from './flows/validate.ts';
+import { newFlowState } from './flows/state.ts';
 
 export interface CreateCallInput {
   from: string;
@@ -31,6 +33,8 @@ export interface CreateCallInput {
   timeout?: number | undefined;
   time_limit?: number | undefined;
   metadata?: Record<string, string> | undefined;
+  /** A call flow run when the call is answered (validated by flows/validate.ts). */
+  flow?: unknown[] | undefined;
 }
 
 export interface Caller {
@@ -146,6 +150,14 @@ export class CallService implements CallSignals {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
+    let flowState: string | null = null;
+    if (input.flow !== undefined) {
+      const checked = validateFlow(input.flow);
+      if (!checked.ok) {
+        throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
+      }
+      flowState = JSON.stringify(newFlowState(checked.verbs));
+    }
 
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);
@@ -164,6 +176,7 @@ export class CallService implements CallSignals {
         time_limit: input.time_limit ?? DEFAULT_TIME_LIMIT,
         metadata: JSON.stringify(input.metadata ?? {}),
       });
+      if (flowState) row.flow_state = flowState;
       await trx.insertInto('calls').values(row).execute();
       const call = presentCall(row, [], this.base);
       await this.emit(trx, row, STATUS_EVENTS.queued, call, clock);
@@ -285,6 +298,26 @@ export class CallService implements CallSignals {
       }
       return presentOne(trx, next, this.base);
     });
+  }
+
+  /**
+   * The call's flow hung up (a `hangup` verb, or it ran out of verbs): Switchboard's side ends
+   * the call, the caller on an outbound call and the called number on an inbound one.
+   */
+  async endFromFlow(trx: Trx, call: CallRow, clock: Clock): Promise<void> {
+    if (call.status !== 'in_progress') return;
+    const { talkSeconds } = await this.carriers.named(call.carrier).hangUp(trx, call);
+    await transition(trx, this.deps(clock), call, 'completed', this.endExtra(call, clock, {
+      hangup_cause: 'normal_clearing', hangup_source: call.direction === 'inbound' ? 'callee' : 'caller', duration_seconds: wholeSeconds(talkSeconds ?? 0),
+    }));
+  }
+
+  /** GET /v1/calls/{id}/flow */
+  async flowOf(accountId: string, mode: Mode, id: string): Promise<CallRow> {
+    const row = await this.db.selectFrom('calls').selectAll()
+      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+    if (!row) throw notFound('call', id);
+    return row;
   }
 
   /** POST /v1/calls/{id}/transfer: a blind transfer of the called party; the outcome arrives later. */

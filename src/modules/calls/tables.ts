@@ -37,6 +37,10 @@ export interface CallRow {
   carrier: string;
   /** JSON, private to the carrier (the simulator keeps its call legs here). */
   carrier_state: string;
+  /** JSON FlowState (flows/state.ts) of the flow the call runs; null without one (migration 0014). */
+  flow_state?: string | null;
+  /** JSON array of FlowLogEntry: every verb the call ran, with its timing and result. */
+  flow_log?: string;
   created_at: string;
   updated_at: string;
 }

@@ -1,0 +1,38 @@
+// GET /v1/calls/{id}/flow: the flow a call runs and the log of every verb it ran (what, when,
+// what came of it). The call itself keeps its exact shape; this is where its flow is read.
+import { Type, type Static } from 'typebox';
+import type { App } from '../../../platform/app-type.ts';
+import { IdParams, NullableTimestamp, Timestamp, problemResponses } from '../../../platform/schemas.ts';
+import type { CallService } from '../service.ts';
+import type { CallRow } from '../tables.ts';
+import { FlowSchema, VERB_NAMES } from './schema.ts';
+import { flowLogOf, flowStateOf } from './state.ts';
+
+export const CallFlowSchema = Type.Object({
+  object: Type.Literal('call_flow'),
+  call_id: Type.String(),
+  flow: Type.Union([Type.Ref('Flow'), Type.Null()], { description: 'The flow the call runs now (defaults filled in); null when it has none.' }),
+  position: Type.Union([Type.Integer(), Type.Null()], { description: 'Index of the verb running or next to run; null without a flow.' }),
+  log: Type.Array(Type.Object({
+    index: Type.Integer({ description: 'Position of the verb in the flow that ran it.' }),
+    verb: Type.Enum(VERB_NAMES),
+    started_at: Timestamp,
+    ended_at: NullableTimestamp,
+    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`.' }),
+  }), { description: 'Every verb run so far, oldest first.' }),
+}, { $id: 'CallFlow' });
+
+export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
+  const state = flowStateOf(row);
+  return { object: 'call_flow', call_id: row.id, flow: state?.verbs ?? null, position: state ? state.pc : null, log: flowLogOf(row) } as Static<typeof CallFlowSchema>;
+}
+
+export function flowRoutes(app: App, calls: CallService): void {
+  app.addSchema(FlowSchema);
+  app.addSchema(CallFlowSchema);
+  app.get('/v1/calls/:id/flow', {
+    config: { scope: 'calls:read' },
+    schema: { operationId: 'getCallFlow', tags: ['Calls'], summary: 'Fetch the flow a call runs and the log of its verbs', params: IdParams,
+      response: { 200: Type.Ref('CallFlow'), ...problemResponses('not_found') } },
+  }, async (request) => presentCallFlow(await calls.flowOf(request.auth.account.id, request.auth.mode, request.params.id)));
+}

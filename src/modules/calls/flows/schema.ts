@@ -1,0 +1,55 @@
+// The flow language: a call flow is a JSON array of verbs, each an object with exactly one
+// key naming the verb (`{"say": {...}}`), like Vonage's NCCO or Twilio's TwiML in JSON. The
+// schema is published as the `Flow` component of the OpenAPI document; validate.ts checks a
+// document against it and names the JSON path of each error (`flow[2].say.loop`).
+import { Type, type Static } from 'typebox';
+
+/** Bounds of one flow document (the interpreter also bounds redirects and total time). */
+export const FLOW_LIMITS = {
+  verbs: 100,
+  /** Serialised size of one document. */
+  bytes: 64 * 1024,
+  sayChars: 4000,
+  loop: 10,
+  pauseSeconds: 600,
+} as const;
+
+const Loop = Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.loop, default: 1, description: 'How many times to repeat it.' });
+
+export const SayVerb = Type.Object({
+  text: Type.String({ minLength: 1, maxLength: FLOW_LIMITS.sayChars, description: 'What to speak (text-to-speech).' }),
+  voice: Type.Optional(Type.String({ maxLength: 64, description: 'A voice name; the default voice when unknown.' })),
+  language: Type.Optional(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'BCP 47, e.g. en-US.' })),
+  loop: Type.Optional(Loop),
+}, { additionalProperties: false, description: 'Speak text to the other party.' });
+
+export const PauseVerb = Type.Object({
+  seconds: Type.Number({ exclusiveMinimum: 0, maximum: FLOW_LIMITS.pauseSeconds, description: 'Seconds of silence.' }),
+}, { additionalProperties: false, description: 'Wait in silence.' });
+
+export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
+
+/** Every verb's body schema, by name. */
+export const VERB_SCHEMAS = {
+  say: SayVerb,
+  pause: PauseVerb,
+  hangup: HangupVerb,
+} as const;
+
+export type VerbName = keyof typeof VERB_SCHEMAS;
+export const VERB_NAMES = Object.keys(VERB_SCHEMAS) as VerbName[];
+
+export type Verb =
+  | { say: Static<typeof SayVerb> }
+  | { pause: Static<typeof PauseVerb> }
+  | { hangup: Static<typeof HangupVerb> };
+
+export const FlowSchema = Type.Array(
+  Type.Union(VERB_NAMES.map((name) => Type.Object({ [name]: VERB_SCHEMAS[name] }, { additionalProperties: false, title: name }))),
+  {
+    $id: 'Flow',
+    minItems: 1,
+    maxItems: FLOW_LIMITS.verbs,
+    description: 'A call flow: verbs run in order; each is an object with one key naming the verb. See docs/voice-flows.md.',
+  },
+);

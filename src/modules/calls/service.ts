@@ -140,6 +140,14 @@ export class CallService implements CallSignals {
     const from = e164('from', input.from);
     const to = e164('to', input.to);
     if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
+    let flowState: string | null = null;
+    if (input.flow !== undefined) {
+      const checked = validateFlow(input.flow);
+      if (!checked.ok) {
+        throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
+      }
+      flowState = JSON.stringify(newFlowState(checked.verbs));
+    }
     const carrier = this.carriers.forMode(mode);
     const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
@@ -150,15 +158,6 @@ export class CallService implements CallSignals {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
-    let flowState: string | null = null;
-    if (input.flow !== undefined) {
-      const checked = validateFlow(input.flow);
-      if (!checked.ok) {
-        throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
-      }
-      flowState = JSON.stringify(newFlowState(checked.verbs));
-    }
-
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);
       const webhookUrl = input.webhook_url ?? number.webhook_url ?? null;

@@ -42,6 +42,11 @@ export interface VoiceCarrier {
   readonly name: string;
   /** The carrier's private per-call state, stored with the call (`carrier_state`). */
   initialState(call: Pick<CallRow, 'id' | 'to_number'>): string;
+  /**
+   * Checks, before anything is written, that a call from a number with this carrier binding
+   * (numbers.voice_trunk) can be placed; throws a Problem when it cannot. Optional.
+   */
+  checkRoute?(voiceTrunk: string | null): void;
   /** Starts placing `call` (status `queued`); progress comes back through CallSignals. */
   place(trx: Trx, call: CallRow): Promise<void>;
   /** Switchboard ends the call (API hangup). Returns the talk time if it was answered. */

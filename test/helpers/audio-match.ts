@@ -9,7 +9,7 @@ function correlationAt(reference: Int16Array, recorded: Int16Array, lag: number,
   let energyB = 0;
   for (let i = from; i < from + length; i++) {
     const a = reference[i] ?? 0;
-    const b = recorded[i + lag] ?? 0;
+    const b = i + lag >= 0 ? recorded[i + lag] ?? 0 : 0;
     dot += a * b;
     energyA += a * a;
     energyB += b * b;
@@ -32,7 +32,9 @@ export function matchAudio(reference: Int16Array, recorded: Int16Array, maxLag =
     }
   }
   let best = { lag: 0, correlation: -1 };
-  for (let lag = 0; lag <= maxLag && loudest + lag + window <= recorded.length; lag++) {
+  // A negative lag means the recording started after the reference did (its start is lost,
+  // and the score over the whole reference says so).
+  for (let lag = -Math.min(maxLag, loudest); lag <= maxLag && loudest + lag + window <= recorded.length; lag++) {
     const correlation = correlationAt(reference, recorded, lag, loudest, window);
     if (correlation > best.correlation) best = { lag, correlation };
   }

@@ -35,8 +35,8 @@ export interface SippRun {
 
 export const SCENARIOS = new URL('../sip/scenarios/', import.meta.url).pathname;
 
-export async function runSipp(options: { scenario: string; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string }): Promise<SippRun> {
-  const port = await freeUdpPort();
+export async function runSipp(options: { scenario: string; port?: number; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string }): Promise<SippRun> {
+  const port = options.port ?? await freeUdpPort();
   const mediaPort = 20000 + 2 * Math.floor(Math.random() * 10000);
   const dir = mkdtempSync(join(tmpdir(), 'sipp-'));
   const args = [

@@ -1,3 +1,4 @@
 // Every carrier kind the carriers file knows, one import each: importing a kind's config
 // file registers its section. Add a line here when adding a kind.
 import '../smpp/config.ts';
+import '../sip/config.ts';

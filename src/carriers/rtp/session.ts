@@ -96,7 +96,8 @@ export class RtpSession {
 
   /** Phase one of a tick: this tick's inbound frame. */
   tickIn(): void {
-    this.jitter.pull(this.pcmIn);
+    if (this.remote) this.jitter.pull(this.pcmIn);
+    else this.pcmIn.fill(0);
   }
 
   /** Phase two: choose, send and record this tick's outbound frame. */
@@ -184,7 +185,14 @@ export class RtpSession {
 
   private receive(datagram: Buffer, address: string, port: number): void {
     const packet = parseRtp(datagram);
-    if (!packet || !this.remote) return;
+    if (!packet) return;
+    if (!this.remote) {
+      // Media that races ahead of the answer's signalling (the far end starts talking the
+      // moment it sends 200 OK) waits in the jitter buffer until the leg is connected.
+      const early = codecOfPayloadType(packet.payloadType);
+      if (early) this.jitter.push(packet.ssrc, packet.timestamp, decodeG711(early, packet.payload));
+      return;
+    }
     // Symmetric RTP: the peer's media comes from where it really is (often behind NAT, not
     // what its SDP said), so answer to the source of the first packet it sends.
     if (!this.latched) {

@@ -4,6 +4,8 @@
 import type { SwitchboardModule } from '../module.ts';
 import { VoiceCarriers } from '../../carriers/carrier.ts';
 import { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
+import { LiveSipCarrier } from '../../carriers/sip/live-carrier.ts';
+import { sipSettings, type SipSectionConfig } from '../../carriers/sip/config.ts';
 import { CallSchema } from './schema.ts';
 import { CallService } from './service.ts';
 import { callRoutes } from './routes.ts';
@@ -12,12 +14,20 @@ import { flowRoutes } from './flows/routes.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',
-  register(app, { platform, events, services }) {
+  async register(app, { platform, events, services }) {
     const simulator = new SimulatedVoiceCarrier(platform);
-    // No real carrier exists yet: valid live calls are refused with 422 carrier_not_configured.
-    const carriers = new VoiceCarriers(simulator, null);
+    // Live calls go over the SIP trunks of the carriers file; without a `sip` section they
+    // are refused with 422 carrier_not_configured.
+    const section = platform.carriers.sections.sip as SipSectionConfig | undefined;
+    const live = section ? new LiveSipCarrier(platform, sipSettings(section)) : null;
+    if (live) {
+      await live.start();
+      app.addHook('onClose', () => live.stop());
+    }
+    const carriers = new VoiceCarriers(simulator, live);
     const calls = new CallService(platform, events, carriers);
     simulator.connect(calls);
+    live?.connect(calls);
     new FlowInterpreter(platform, calls, carriers);
     services.calls = calls;
     services.voiceCarriers = carriers;

@@ -51,9 +51,17 @@ export function presentCall(row: CallRow, recordingIds: string[], publicUrl: str
     failure: row.status === 'completed' || row.hangup_cause === null
       ? null : failure(row.hangup_cause, hangupReason(row)!, row.carrier_code ?? null),
     transfers: JSON.parse(row.transfers) as CallTransfer[],
+    sip_status: sipStatusOf(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The live SIP carrier keeps the final response code in its carrier state. */
+function sipStatusOf(row: CallRow): number | null {
+  if (row.carrier !== 'sip') return null;
+  const state = JSON.parse(row.carrier_state) as { sip_status?: number | null };
+  return state.sip_status ?? null;
 }
 
 /** Recording ids of each call, oldest first. */

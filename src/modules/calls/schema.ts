@@ -49,6 +49,9 @@ export const CallSchema = Type.Object(
       description: 'Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the hangup_cause, `carrier_code` the SIP status once a real carrier reports one. Null otherwise.',
     }),
     transfers: Type.Array(CallTransferSchema),
+    sip_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Live calls over a SIP trunk: the final SIP response code of the call set-up (200 when answered, 486 busy, 487 canceled, ...). Null in the sandbox and until the trunk answers.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -149,7 +149,7 @@ export class CallService implements CallSignals {
       flowState = JSON.stringify(newFlowState(checked.verbs));
     }
     const carrier = this.carriers.forMode(mode);
-    const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url'])
+    const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url', 'voice_trunk'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
       .where('phone_number', '=', from).where('status', '=', 'active')
       .executeTakeFirst();
@@ -158,6 +158,8 @@ export class CallService implements CallSignals {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
+    carrier.checkRoute?.(number.voice_trunk ?? null);
+
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);
       const webhookUrl = input.webhook_url ?? number.webhook_url ?? null;

@@ -43,7 +43,7 @@ export function isFinal(status: CallStatus): boolean {
 
 /** Why a call ended (a small, carrier-neutral set modelled on Q.850 causes). */
 export const HANGUP_CAUSES = [
-  'normal_clearing', 'user_busy', 'no_answer', 'call_rejected', 'network_out_of_order', 'originator_cancel', 'time_limit_reached',
+  'normal_clearing', 'user_busy', 'no_answer', 'call_rejected', 'unallocated_number', 'network_out_of_order', 'originator_cancel', 'time_limit_reached',
 ] as const;
 export type HangupCause = (typeof HANGUP_CAUSES)[number];
 

@@ -1,0 +1,142 @@
+// The MediaPort of live SIP calls. The media worker records every answered call whole, both
+// directions, into one WAV file as it runs (far end on channel 0); a recording is spans of
+// that call, captured by talk time. When a recording stops, its spans are copied from the
+// call's file into the recording's sink one second at a time, so memory stays bounded
+// whatever the length. Flows (speak, play, gather) are not driven through this port yet.
+import { open } from 'node:fs/promises';
+import type { Trx } from '../../store/transaction.ts';
+import type { CallRow } from '../../modules/calls/tables.ts';
+import type { MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+
+const HEADER_BYTES = 44;
+const FILE_CHANNELS = 2;
+const RATE = 8000;
+
+export interface LiveCallMedia {
+  /** Talk seconds so far (null before the answer). */
+  elapsed(callId: string): number | null;
+  /** The call's whole recording and a promise of it being complete up to `frame` (or the call's end). */
+  callRecording(callId: string): { path: string; framesAvailable(): Promise<number>; ended: Promise<void> } | undefined;
+  sendDigits(callId: string, digits: string): Promise<void>;
+}
+
+interface Capture {
+  format: RecordingFormat;
+  spans: { start: number; end: number | null }[];
+}
+
+export class LiveMediaPort implements MediaPort {
+  private sinks: RecordingSinks | null = null;
+  private readonly captures = new Map<string, Map<string, Capture>>();
+
+  constructor(private readonly calls: LiveCallMedia, private readonly log: (err: Error, recordingId: string) => void) {}
+
+  connectSinks(sinks: RecordingSinks): void {
+    this.sinks = sinks;
+  }
+
+  async run(_trx: Trx, call: CallRow, _opId: string, op: MediaOp): Promise<void> {
+    throw new Error(`live calls cannot run ${op.kind} yet (call ${call.id}): call flows over SIP are not wired`);
+  }
+
+  async interrupt(): Promise<void> {}
+
+  async sendDtmf(trx: Trx, call: CallRow, digits: string): Promise<void> {
+    trx.afterCommit(() => void this.calls.sendDigits(call.id, digits.replace(/w/gi, '')).catch(() => {}));
+  }
+
+  async elapsed(_trx: Trx, call: CallRow): Promise<number> {
+    if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
+    return this.calls.elapsed(call.id) ?? 0;
+  }
+
+  async startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void> {
+    const at = await this.elapsed(trx, call);
+    const byId = this.captures.get(call.id) ?? new Map<string, Capture>();
+    this.captures.set(call.id, byId);
+    const capture = byId.get(recordingId) ?? { format, spans: [] };
+    if (capture.spans.at(-1)?.end === null) return;
+    capture.spans.push({ start: at, end: null });
+    byId.set(recordingId, capture);
+  }
+
+  async pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    await this.closeSpan(trx, call, recordingId);
+  }
+
+  async stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    const capture = await this.closeSpan(trx, call, recordingId);
+    if (!capture) return;
+    this.captures.get(call.id)?.delete(recordingId);
+    trx.afterCommit(() => {
+      this.copy(call, recordingId, capture).catch((err: Error) => this.log(err, recordingId));
+    });
+  }
+
+  private async closeSpan(trx: Trx, call: CallRow, recordingId: string): Promise<Capture | undefined> {
+    const capture = this.captures.get(call.id)?.get(recordingId);
+    if (!capture) return undefined;
+    const open = capture.spans.at(-1);
+    if (open && open.end === null) open.end = Math.max(open.start, await this.elapsed(trx, call));
+    return capture;
+  }
+
+  /** Copies the capture's spans from the call's file into the recording's sink, a second at a time. */
+  private async copy(call: CallRow, recordingId: string, capture: Capture): Promise<void> {
+    const sinks = this.sinks;
+    if (!sinks) throw new Error('live media port used before the recordings module connected its sinks');
+    const source = this.calls.callRecording(call.id);
+    const sink = await sinks.open(call.account_id, recordingId, capture.format);
+    if (!source) {
+      await sink.abort('the call\'s audio is not on this node (it was answered on another, or the node restarted)');
+      return;
+    }
+    try {
+      const lastFrame = Math.round((capture.spans.at(-1)?.end ?? 0) * RATE);
+      // The worker writes the call's file in half-second chunks: wait until the span is on disk.
+      for (let available = await source.framesAvailable(); available < lastFrame;) {
+        const settled = await Promise.race([source.ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 200))]);
+        available = await source.framesAvailable();
+        if (settled) break;
+      }
+      const file = await open(source.path, 'r');
+      try {
+        const outbound = call.direction !== 'inbound';
+        const chunk = Buffer.alloc(RATE * FILE_CHANNELS * 2);
+        for (const span of capture.spans) {
+          let frame = Math.round(span.start * RATE);
+          const end = Math.round((span.end ?? span.start) * RATE);
+          while (frame < end) {
+            const count = Math.min(RATE, end - frame);
+            const { bytesRead } = await file.read(chunk, 0, count * FILE_CHANNELS * 2, HEADER_BYTES + frame * FILE_CHANNELS * 2);
+            const frames = Math.floor(bytesRead / (FILE_CHANNELS * 2));
+            if (frames === 0) break;
+            await sink.write(toRecording(chunk, frames, capture.format.channels, outbound));
+            frame += frames;
+          }
+        }
+      } finally {
+        await file.close();
+      }
+      await sink.close();
+    } catch (err) {
+      await sink.abort(`copying the call's audio failed: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+}
+
+/** File frames (far end, near end) as recording channels: caller on 0, callee on 1, or mixed mono. */
+function toRecording(chunk: Buffer, frames: number, channels: 1 | 2, outbound: boolean): Int16Array[] {
+  const far = new Int16Array(frames);
+  const near = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) {
+    far[i] = chunk.readInt16LE(i * 4);
+    near[i] = chunk.readInt16LE(i * 4 + 2);
+  }
+  const [caller, callee] = outbound ? [near, far] : [far, near];
+  if (channels === 2) return [caller, callee];
+  const mixed = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) mixed[i] = Math.max(-32768, Math.min(32767, (caller[i] as number) + (callee[i] as number)));
+  return [mixed];
+}

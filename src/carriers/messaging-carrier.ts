@@ -15,7 +15,26 @@ export interface CarrierMessage {
   body: string | null;
   mediaUrls: string[];
   template: { name: string; language: string; variables: string[] } | null;
+  /** Live: the sending number's `messaging_carrier` (a link name in the carriers file); null: the default link. */
+  messagingCarrier?: string | null;
 }
+
+/** A message a live link received for one of our numbers. */
+export interface InboundMessage {
+  /** The carriers-file link it arrived on. */
+  link: string;
+  channel: 'sms' | 'mms' | 'whatsapp';
+  from: string;
+  to: string;
+  body: string | null;
+  mediaUrls: string[];
+}
+
+/**
+ * Records an inbound message for the live number it was sent to (`message.received`).
+ * `then` runs in the same transaction (a carrier clears its reassembly state there).
+ */
+export type InboundSink = (message: InboundMessage, then?: (trx: Trx) => Promise<void>) => Promise<'received' | 'unknown_number'>;
 
 /** What a carrier can say about a message after it took it. */
 export type CarrierStatus = 'sent' | 'delivered' | 'undelivered' | 'failed' | 'read';
@@ -47,4 +66,10 @@ export interface MessagingCarrier {
    */
   submit(trx: Trx, message: CarrierMessage): Promise<void>;
   attach(sink: MessageStatusSink): void;
+  /** Live carriers: where inbound messages go. */
+  attachInbound?(sink: InboundSink): void;
+  /** Why this carrier cannot carry `channel` for a number bound to `binding` (null: it can). Asked before anything is written. */
+  refusal?(channel: CarrierMessage['channel'], binding: string | null): string | null;
+  /** Closes connections on shutdown. */
+  stop?(): Promise<void>;
 }

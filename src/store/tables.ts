@@ -9,6 +9,7 @@ import type { NumbersTables } from '../modules/numbers/tables.ts';
 import type { PortsTables } from '../modules/ports/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
 import type { AiTables } from '../modules/ai/tables.ts';
+import type { CarrierTables } from '../carriers/live-messaging/tables.ts';
 
 export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
-  NumbersTables, PortsTables, MessagesTables, AiTables {}
+  NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables {}

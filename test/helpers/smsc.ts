@@ -36,6 +36,8 @@ export interface TestSmsc {
   receiptTiming: ReceiptTiming;
   receiptForm: ReceiptForm;
   receiptDelayMs: number;
+  /** When the receipt for each destination went out (ms since epoch), for latency figures. */
+  receiptSentAt: Map<string, number>;
   /** Answer the next n submit_sm with this status (ESME_RTHROTTLED 0x58, ESME_RMSGQFUL 0x14). */
   throttleNext(n: number, status?: number): void;
   /** Swallow the next n submit_sm without answering, then drop the connection. */
@@ -59,6 +61,7 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
     receiptTiming: 'after' as ReceiptTiming,
     receiptForm: 'tlv' as ReceiptForm,
     receiptDelayMs: 5,
+    receiptSentAt: new Map(),
   });
 
   const server = smpp.createServer((session: Session) => {
@@ -137,6 +140,7 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
       esm_class: 0x04, short_message: Buffer.from(text, 'ascii'), data_coding: 0,
     };
     if (smsc.receiptForm === 'tlv') Object.assign(options, { receipted_message_id: messageId, message_state: state });
+    smsc.receiptSentAt.set(submit.destination_addr, Date.now());
     receiver()?.send(new smpp.PDU('deliver_sm', options));
   }
 

@@ -41,6 +41,7 @@ declare module 'smpp' {
     createServer: typeof createServer;
     PDU: typeof PDU;
     errors: Record<string, number>;
+    filters: { message: { decode: (this: unknown, value: unknown, skipUdh?: boolean) => unknown } };
   };
   export default smpp;
 }

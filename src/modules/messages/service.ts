@@ -15,7 +15,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import type { MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
+import type { InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
@@ -98,8 +98,8 @@ export function normalisePhoneQuery(value: string | undefined): string | undefin
 
 export class MessageService {
   private readonly db: Kysely<Tables>;
-  /** The real carrier for live traffic; none is built in, so valid live sends answer 422 carrier_not_configured. */
-  liveCarrier: MessagingCarrier | undefined = undefined;
+  /** The real carrier for live traffic (from the carriers file); without one, valid live sends answer 422 carrier_not_configured. */
+  private liveCarrier: MessagingCarrier | undefined = undefined;
 
   constructor(
     private readonly platform: Platform,
@@ -109,6 +109,13 @@ export class MessageService {
   ) {
     this.db = platform.database.db;
     sandboxCarrier.attach((report, then) => this.applyReport(report, then));
+  }
+
+  /** Connects the live carrier's status reports and inbound messages to this service. */
+  useLiveCarrier(carrier: MessagingCarrier): void {
+    this.liveCarrier = carrier;
+    carrier.attach((report, then) => this.applyReport(report, then));
+    carrier.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
   }
 
   private carrierFor(mode: Mode): MessagingCarrier {
@@ -129,6 +136,8 @@ export class MessageService {
     this.carrierFor(mode);
     return inTransaction(this.db, async (trx) => {
       const number = await this.sendingNumber(trx, accountId, mode, input.from, channel);
+      const refusal = this.carrierFor(mode).refusal?.(channel, number.messaging_carrier ?? null);
+      if (refusal) throw new Problem('carrier_not_configured', refusal);
       if (channel === 'whatsapp' && !input.template) await this.assertWhatsAppWindow(trx, accountId, mode, clock, number.phone_number, input.to);
       const now = clock.now().toISOString();
       const { encoding, segments } = sizeOf(channel, input.body);
@@ -184,20 +193,40 @@ export class MessageService {
       if (!capabilitiesOf(number).includes(channel)) {
         throw new Problem('number_lacks_capability', `${number.phone_number} cannot receive ${channel}; its capabilities are ${capabilitiesOf(number).join(', ')}.`);
       }
-      const now = clock.now().toISOString();
-      const { encoding, segments } = sizeOf(channel, input.body);
-      const row: MessageRow = {
-        id: newId('message'), account_id: accountId, mode, direction: 'inbound', channel,
-        from_number: input.from, to_number: number.phone_number, number_id: number.id,
-        body: input.body ?? null, media_urls: JSON.stringify(input.media_urls ?? []), template: null,
-        encoding, segments, status: 'received', error_code: null, error_message: null,
-        webhook_url: number.webhook_url, metadata: '{}', created_at: now, updated_at: now,
-        sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: now,
-      };
-      await trx.insertInto('messages').values(row).execute();
-      await this.emit(trx, row, 'message.received', clock);
-      return row;
+      return this.insertInbound(trx, number, clock, channel, input);
     });
+  }
+
+  /**
+   * The live carriers' inbound sink: a message a real link received for one of our live
+   * numbers, whichever account holds it. `then` runs in the same transaction.
+   */
+  async receiveFromCarrier(message: InboundMessage, then?: (trx: Trx) => Promise<void>): Promise<'received' | 'unknown_number'> {
+    return inTransaction(this.db, async (trx) => {
+      const number = await this.numbers.findActiveLive(message.to, trx);
+      if (!number) return 'unknown_number';
+      await this.insertInbound(trx, number, this.platform.clock, message.channel, {
+        from: message.from, to: message.to, channel: message.channel, body: message.body ?? undefined, media_urls: message.mediaUrls,
+      });
+      await then?.(trx);
+      return 'received';
+    });
+  }
+
+  private async insertInbound(trx: Trx, number: NumberRow, clock: Clock, channel: Channel, input: InboundInput): Promise<MessageRow> {
+    const now = clock.now().toISOString();
+    const { encoding, segments } = sizeOf(channel, input.body);
+    const row: MessageRow = {
+      id: newId('message'), account_id: number.account_id, mode: number.mode, direction: 'inbound', channel,
+      from_number: input.from, to_number: number.phone_number, number_id: number.id,
+      body: input.body ?? null, media_urls: JSON.stringify(input.media_urls ?? []), template: null,
+      encoding, segments, status: 'received', error_code: null, error_message: null,
+      webhook_url: number.webhook_url, metadata: '{}', created_at: now, updated_at: now,
+      sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: now,
+    };
+    await trx.insertInto('messages').values(row).execute();
+    await this.emit(trx, row, 'message.received', clock);
+    return row;
   }
 
   async get(accountId: string, mode: Mode, id: string): Promise<MessageRow> {
@@ -248,9 +277,12 @@ export class MessageService {
       if (row.status !== 'queued') return; // already handed over by an earlier run
       const moved = await this.transition(trx, row, 'sending', clock, {});
       const message = presentMessage(moved);
+      const binding = row.mode === 'live'
+        ? (await trx.selectFrom('numbers').select('messaging_carrier').where('id', '=', row.number_id).executeTakeFirst())?.messaging_carrier ?? null
+        : null;
       await this.carrierFor(row.mode).submit(trx, {
         id: message.id, accountId: row.account_id, mode: row.mode, channel: message.channel, from: message.from, to: message.to,
-        body: message.body, mediaUrls: message.media_urls, template: message.template,
+        body: message.body, mediaUrls: message.media_urls, template: message.template, messagingCarrier: binding,
       });
     });
   }

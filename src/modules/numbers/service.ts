@@ -229,6 +229,12 @@ export class NumberService {
       .where('status', '!=', 'released').orderBy('id', 'desc').executeTakeFirst();
   }
 
+  /** The active live number with this phone number, whichever account holds it (inbound from a live carrier). */
+  async findActiveLive(phoneNumber: string, db: Kysely<Tables> = this.db): Promise<NumberRow | undefined> {
+    return db.selectFrom('numbers').selectAll()
+      .where('mode', '=', 'live').where('phone_number', '=', phoneNumber).where('status', '=', 'active').executeTakeFirst();
+  }
+
   /** Released numbers are listed only when asked for with status=released. */
   async list(accountId: string, mode: Mode, q: { limit: number; startingAfter?: string | undefined; status?: NumberStatus | undefined; phoneNumber?: string | undefined; temporary?: boolean | undefined }): Promise<NumberRow[]> {
     let query = this.db.selectFrom('numbers').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);

@@ -8,6 +8,7 @@ import * as ai from './0005_ai.ts';
 import * as jobIndexes from './0010_job_indexes.ts';
 import * as numberCarriers from './0011_number_carriers.ts';
 import * as carrierCodes from './0012_carrier_codes.ts';
+import * as carrierParts from './0013_carrier_parts.ts';
 import * as callFlows from './0014_call_flows.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -19,5 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0010_job_indexes': jobIndexes,
   '0011_number_carriers': numberCarriers,
   '0012_carrier_codes': carrierCodes,
+  '0013_carrier_parts': carrierParts,
   '0014_call_flows': callFlows,
 };

@@ -1,0 +1,160 @@
+// The ledger of outbound parts and their receipts, shared by the live messaging links.
+//
+// A part row commits as soon as the link accepted the part (the last part commits with the
+// message's move to `sent`), so a retried submission skips it: no duplicate after a
+// reconnect. A receipt finds its part by the carrier's id; one that arrives before that id is
+// committed (it overtook submit_sm_resp, or our commit) is parked in carrier_early_receipts
+// and applied when the part commits. A per-id lock keeps the two from missing each other on
+// this node; a periodic sweep matches what a crash or another node left parked.
+// A message's status follows all its parts: delivered when every part is, else the first
+// part that failed decides.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../store/tables.ts';
+import type { Trx } from '../../store/transaction.ts';
+import { inTransaction } from '../../store/transaction.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { MessageStatusSink, StatusReport } from '../messaging-carrier.ts';
+import { KeyedLock } from './keyed-lock.ts';
+import type { CarrierPartRow } from './tables.ts';
+
+export type PartOutcome = 'delivered' | 'undelivered' | 'failed';
+
+export interface PartReceipt {
+  link: string;
+  /** Every form of the id the carrier may use (hex and decimal, for SMSCs that mix them). */
+  carrierIds: string[];
+  outcome: PartOutcome;
+  state: string;
+  error: string | null;
+}
+
+export class PartLedger {
+  private readonly lock = new KeyedLock();
+  private sink: MessageStatusSink | null = null;
+
+  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
+
+  attach(sink: MessageStatusSink): void {
+    this.sink = sink;
+  }
+
+  /** Carrier ids already committed for this message's parts, by part number. */
+  async committed(messageId: string): Promise<Map<number, string>> {
+    const rows = await this.db.selectFrom('carrier_parts').select(['part', 'carrier_message_id']).where('message_id', '=', messageId).execute();
+    return new Map(rows.map((r) => [r.part, r.carrier_message_id]));
+  }
+
+  /** A part other than the last one was accepted: commit it on its own. */
+  async commitPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
+    const early = await this.lock.run(`${link}\0${carrierId}`, () => inTransaction(this.db, (trx) => this.insertPart(trx, link, messageId, part, parts, carrierId)));
+    if (early) await this.settle(messageId);
+  }
+
+  /**
+   * The last part was accepted: the message becomes `sent` and the part commits in the same
+   * transaction; then any receipts already in are applied.
+   */
+  async commitLastPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
+    const sink = this.requireSink();
+    await this.lock.run(`${link}\0${carrierId}`, () => sink({ messageId, status: 'sent' }, async (trx) => {
+      await this.insertPart(trx, link, messageId, part, parts, carrierId);
+    }));
+    await this.settle(messageId);
+  }
+
+  /** The carrier refused the message for good. */
+  async fail(messageId: string, errorCode: string, errorMessage: string): Promise<void> {
+    await this.requireSink()({ messageId, status: 'failed', errorCode, errorMessage });
+  }
+
+  /** Applies one receipt (or parks it until its part commits). */
+  async receipt(r: PartReceipt): Promise<void> {
+    const messageId = await this.lock.run(`${r.link}\0${r.carrierIds[0]}`, () => inTransaction(this.db, async (trx) => {
+      const part = await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
+        .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
+      if (!part) {
+        await trx.insertInto('carrier_early_receipts')
+          .values({ link: r.link, carrier_message_id: r.carrierIds[0]!, state: r.state, error: r.error, received_at: this.clock.now().toISOString() })
+          .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doUpdateSet({ state: r.state, error: r.error }))
+          .execute();
+        return null;
+      }
+      await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
+      return part.message_id;
+    }));
+    if (messageId) await this.settle(messageId);
+  }
+
+  /** Matches parked receipts whose part has committed since (a crash, another node). */
+  async sweep(): Promise<number> {
+    const matches = await this.db.selectFrom('carrier_early_receipts as r')
+      .innerJoin('carrier_parts as p', (j) => j.onRef('p.link', '=', 'r.link').onRef('p.carrier_message_id', '=', 'r.carrier_message_id'))
+      .select(['r.link', 'r.carrier_message_id', 'r.state', 'r.error']).limit(500).execute();
+    for (const m of matches) {
+      await this.receipt({ link: m.link, carrierIds: [m.carrier_message_id], outcome: outcomeOfState(m.state), state: m.state, error: m.error });
+      await this.db.deleteFrom('carrier_early_receipts').where('link', '=', m.link).where('carrier_message_id', '=', m.carrier_message_id).execute();
+    }
+    return matches.length;
+  }
+
+  /** Moves the message when its parts say so; a no-op until every part has an outcome. */
+  async settle(messageId: string): Promise<void> {
+    const parts = await this.db.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part').execute();
+    const report = aggregate(messageId, parts);
+    if (!report) return;
+    try {
+      await this.requireSink()(report);
+    } catch (err) {
+      // Still `sending`: the last part's commit settles it again right after.
+      if ((err as { code?: string }).code !== 'invalid_state_transition') throw err;
+    }
+  }
+
+  /** Inserts a part and applies a receipt parked for it; true when one was. */
+  private async insertPart(trx: Trx, link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<boolean> {
+    const now = this.clock.now().toISOString();
+    await trx.insertInto('carrier_parts').values({
+      message_id: messageId, part, parts, link, carrier_message_id: carrierId, status: 'submitted', state: null, error: null, created_at: now, updated_at: now,
+    }).onConflict((oc) => oc.columns(['message_id', 'part']).doNothing()).execute();
+    const early = await trx.selectFrom('carrier_early_receipts').selectAll().where('link', '=', link).where('carrier_message_id', '=', carrierId).executeTakeFirst();
+    if (!early) return false;
+    await this.markPart(trx, messageId, part, outcomeOfState(early.state), early.state, early.error);
+    await trx.deleteFrom('carrier_early_receipts').where('link', '=', link).where('carrier_message_id', '=', carrierId).execute();
+    return true;
+  }
+
+  private async markPart(trx: Trx, messageId: string, part: number, outcome: PartOutcome, state: string, error: string | null): Promise<void> {
+    await trx.updateTable('carrier_parts').set({ status: outcome, state, error, updated_at: this.clock.now().toISOString() })
+      .where('message_id', '=', messageId).where('part', '=', part).where('status', '=', 'submitted').execute();
+  }
+
+  private requireSink(): MessageStatusSink {
+    if (!this.sink) throw new Error('the live messaging carrier has no status sink attached');
+    return this.sink;
+  }
+}
+
+/** The final state names a link stores; a parked receipt keeps its state, not its outcome. */
+export const STATE_OUTCOMES: Record<string, PartOutcome> = {
+  DELIVRD: 'delivered', UNDELIV: 'undelivered', EXPIRED: 'undelivered', UNKNOWN: 'undelivered', DELETED: 'failed', REJECTD: 'failed',
+  delivered: 'delivered', undelivered: 'undelivered', failed: 'failed',
+};
+
+function outcomeOfState(state: string): PartOutcome {
+  return STATE_OUTCOMES[state] ?? 'undelivered';
+}
+
+function aggregate(messageId: string, parts: Pick<CarrierPartRow, 'part' | 'parts' | 'status' | 'state' | 'error'>[]): StatusReport | null {
+  if (parts.length === 0) return null;
+  const failed = parts.find((p) => p.status === 'undelivered' || p.status === 'failed');
+  const total = parts[0]!.parts;
+  const of = total > 1 ? ` for part ${failed?.part} of ${total}` : '';
+  if (failed) {
+    const detail = `The carrier reported ${failed.state}${failed.error && failed.error !== '000' ? ` (error ${failed.error})` : ''}${of}.`;
+    return failed.status === 'failed'
+      ? { messageId, status: 'failed', errorCode: 'carrier_rejected', errorMessage: detail }
+      : { messageId, status: 'undelivered', errorCode: 'unreachable_destination', errorMessage: detail };
+  }
+  if (parts.length === total && parts.every((p) => p.status === 'delivered')) return { messageId, status: 'delivered' };
+  return null;
+}

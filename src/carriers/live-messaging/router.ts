@@ -1,0 +1,84 @@
+// The live MessagingCarrier: picks the link that carries each message (the sending number's
+// `messaging_carrier`, else the only link for the channel) and hands it to that link's kind.
+// The messages module sees one carrier; the links and their kinds stay in src/carriers.
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../store/tables.ts';
+import type { Trx } from '../../store/transaction.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { CarrierLink } from '../config/registry.ts';
+import type { CarrierMessage, InboundSink, MessageStatusSink, MessagingCarrier } from '../messaging-carrier.ts';
+import { SmppMessaging } from '../smpp/carrier.ts';
+import { PartLedger } from './parts.ts';
+
+export interface LiveMessagingDeps {
+  db: Kysely<Tables>;
+  jobs: JobQueue;
+  clock: Clock;
+  log: (msg: string, extra?: object) => void;
+}
+
+const SWEEP_MS = 2000;
+
+export class LiveMessagingCarrier implements MessagingCarrier {
+  readonly name = 'live';
+  readonly ledger: PartLedger;
+  readonly smpp: SmppMessaging;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(private readonly links: CarrierLink[], private readonly deps: LiveMessagingDeps) {
+    this.ledger = new PartLedger(deps.db, deps.clock);
+    this.smpp = new SmppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'smpp'), deps.log);
+  }
+
+  /** True when the carriers file configures any messaging link. */
+  static wanted(links: CarrierLink[]): boolean {
+    return links.some((l) => l.role === 'messaging');
+  }
+
+  start(): void {
+    this.smpp.start();
+    this.sweeper = setInterval(() => {
+      this.ledger.sweep().catch((err: Error) => this.deps.log('matching parked receipts failed', { error: err.message }));
+    }, SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.smpp.stop();
+  }
+
+  attach(sink: MessageStatusSink): void {
+    this.ledger.attach(sink);
+  }
+
+  attachInbound(sink: InboundSink): void {
+    this.smpp.attachInbound(sink);
+  }
+
+  refusal(channel: CarrierMessage['channel'], binding: string | null): string | null {
+    const picked = this.pick(channel, binding);
+    return 'reason' in picked ? picked.reason : null;
+  }
+
+  async submit(trx: Trx, message: CarrierMessage): Promise<void> {
+    const picked = this.pick(message.channel, message.messagingCarrier ?? null);
+    if ('reason' in picked) throw new Error(picked.reason); // checked at send; the file changed since
+    if (picked.link.kind === 'smpp') return this.smpp.submit(trx, message, picked.link.name);
+    throw new Error(`no live messaging implementation for links of kind ${picked.link.kind}`);
+  }
+
+  private pick(channel: CarrierMessage['channel'], binding: string | null): { link: CarrierLink } | { reason: string } {
+    if (binding !== null) {
+      const link = this.links.find((l) => l.name === binding && l.role === 'messaging');
+      if (!link) return { reason: `This number is bound to the messaging link "${binding}", which the carriers file does not configure.` };
+      if (!link.channels.includes(channel)) return { reason: `This number's messaging link "${binding}" (${link.kind}) cannot carry ${channel}; it carries ${link.channels.join(', ')}.` };
+      return { link };
+    }
+    const candidates = this.links.filter((l) => l.role === 'messaging' && l.channels.includes(channel));
+    if (candidates.length === 1) return { link: candidates[0]! };
+    if (candidates.length === 0) return { reason: `No live link carries ${channel} messages: the carriers file configures none.` };
+    return { reason: `Several live links carry ${channel} (${candidates.map((l) => l.name).join(', ')}) and this number is bound to none; the operator binds it with \`switchboard numbers bind\`.` };
+  }
+}

@@ -1,0 +1,40 @@
+// Tables of the live messaging carriers (migration 0012); see that migration for why each exists.
+export interface CarrierPartRow {
+  message_id: string;
+  part: number;
+  parts: number;
+  link: string;
+  carrier_message_id: string;
+  /** submitted, then the part's outcome: delivered, undelivered or failed. */
+  status: 'submitted' | 'delivered' | 'undelivered' | 'failed';
+  /** The carrier's own final state name (DELIVRD, UNDELIV, ...). */
+  state: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CarrierEarlyReceiptRow {
+  link: string;
+  carrier_message_id: string;
+  state: string;
+  error: string | null;
+  received_at: string;
+}
+
+export interface CarrierInboundPartRow {
+  link: string;
+  /** from, to and the concatenation reference and total: one inbound message. */
+  group_key: string;
+  sequence: number;
+  total: number;
+  data_coding: number;
+  octets: string; // hex
+  received_at: string;
+}
+
+export interface CarrierTables {
+  carrier_parts: CarrierPartRow;
+  carrier_early_receipts: CarrierEarlyReceiptRow;
+  carrier_inbound_parts: CarrierInboundPartRow;
+}

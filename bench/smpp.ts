@@ -10,11 +10,9 @@
 //   - end to end: messages / (first POST to last message.delivered webhook), every receipt applied
 //   - receipt-to-webhook latency (SMSC sends deliver_sm -> webhook arrives): p50, p99
 //   - server CPU per message (user+system of the server process / messages)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { loadConfig } from '../src/config.ts';
@@ -25,8 +23,7 @@ import { AccountService } from '../src/modules/accounts/service.ts';
 import { NumberService } from '../src/modules/numbers/service.ts';
 import { EventEmitter } from '../src/events/emit.ts';
 import { startTestSmsc } from '../test/helpers/smsc.ts';
-
-const root = new URL('..', import.meta.url).pathname;
+import { freshDataDir, startSwitchboard } from './lib/spawn.ts';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 3000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 50);
@@ -34,15 +31,6 @@ const FROM = '+14155550199';
 
 function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** user + system CPU of a process, in ms (Linux /proc). */
@@ -54,7 +42,7 @@ function cpuMs(pid: number): number {
 const destination = (i: number) => `+4477${String(10_000_000 + i)}`;
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sb-bench-smpp-'));
+  const dataDir = freshDataDir('smpp');
   const smsc = await startTestSmsc({ bench: 'pw' });
   smsc.receiptDelayMs = 0;
   const carriers = join(dataDir, 'carriers.yaml');
@@ -83,16 +71,9 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-  const port = await freePort();
-  const server: ChildProcess = spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', '--port', String(port), '--data-dir', dataDir], {
-    env: {
-      ...process.env, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', SWITCHBOARD_LOG_LEVEL: 'warn', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true',
-      SWITCHBOARD_CARRIERS_FILE: carriers, BENCH_SMPP_PW: 'pw',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const { child: server, url: base, stop } = await startSwitchboard(dataDir, {
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true', SWITCHBOARD_CARRIERS_FILE: carriers, BENCH_SMPP_PW: 'pw',
   });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600 && !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
   while (smsc.sessions().length === 0) await new Promise((r) => setTimeout(r, 50));
   const pool = new Pool(base, { connections: CONCURRENCY });
   const auth = { authorization: `Bearer ${created.keys.live}`, 'content-type': 'application/json' };
@@ -130,8 +111,7 @@ async function main(): Promise<void> {
   console.log(`  server CPU              ${(cpu / MESSAGES).toFixed(2)} ms per message (${(cpu / 1000).toFixed(1)} s total; ${(MESSAGES / (cpu / 1000)).toFixed(0)} msg per CPU-second)`);
 
   await pool.close();
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
+  await stop();
   receiver.close();
   await smsc.close();
   rmSync(dataDir, { recursive: true, force: true });

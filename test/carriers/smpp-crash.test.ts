@@ -40,7 +40,9 @@ async function serve(port: number): Promise<ChildProcess> {
   if (store.databaseUrl) env.DATABASE_URL = store.databaseUrl;
   else delete env.DATABASE_URL;
   const child = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--port', String(port), '--data-dir', store.dataDir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 600; i++) {
+  // A busy machine can take a while to compile the sources through tsx: wait up to 3 minutes.
+  for (let i = 0; i < 1800; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before it was ready`);
     if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
     await new Promise((r) => setTimeout(r, 100));
   }

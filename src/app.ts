@@ -24,6 +24,7 @@ import { ProblemSchema, problemCodesOf } from './platform/schemas.ts';
 import { FailureSchema } from './platform/failure.ts';
 import { PublicUrl } from './platform/public-url.ts';
 import { OPENAPI_INFO, buildOpenApiDocument } from './platform/openapi.ts';
+import { postmanCollection } from './platform/request-collections.ts';
 import { newId } from './platform/ids.ts';
 import { TtlCache } from './platform/ttl-cache.ts';
 import { lazyChildLogger } from './platform/lazy-logger.ts';
@@ -158,6 +159,10 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     config: { public: true },
     schema: { hide: true },
   }, async () => buildOpenApiDocument(app));
+  app.get('/v1/collections/postman.json', {
+    config: { public: true },
+    schema: { hide: true },
+  }, async (request) => postmanCollection(buildOpenApiDocument(app), { baseUrl: `${request.protocol}://${request.host}` }));
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
     if (draining.value) return reply.code(503).send({ status: 'draining' });

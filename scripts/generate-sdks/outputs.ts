@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 // Every file the generator owns, by path from the repository root. Files not listed here
 // (runtimes, READMEs, tests) are hand-written and never touched by it.
 import type { ApiModel } from './model.ts';
+import { brunoFiles, postmanCollection } from '../../src/platform/request-collections.ts';
 import { emitPythonClient, emitPythonModels, emitPythonPyproject, emitPythonVersion } from './python.ts';
 import { emitGoClient, emitGoModels, emitGoVersion } from './go.ts';
 import { emitNodeClient, emitNodeClientTypes, emitNodeModels, emitNodePackageJson, emitNodeVersion } from './node.ts';
@@ -15,8 +16,11 @@ function gofmt(source: string): string {
   return result.stdout;
 }
 
-export function generatedFiles(api: ApiModel, _document: Record<string, any>): Record<string, string> {
+export function generatedFiles(api: ApiModel, document: Record<string, any>): Record<string, string> {
+  const bruno = Object.fromEntries(Object.entries(brunoFiles(document)).map(([path, content]) => [`collections/bruno/${path}`, content]));
   return {
+    'collections/switchboard.postman_collection.json': JSON.stringify(postmanCollection(document), null, 2) + '\n',
+    ...bruno,
     'sdks/node/package.json': emitNodePackageJson(api),
     'sdks/node/src/client.js': emitNodeClient(api),
     'sdks/node/src/client.d.ts': emitNodeClientTypes(api),

@@ -40,6 +40,8 @@ export interface CallSignals {
 
 export interface VoiceCarrier {
   readonly name: string;
+  /** False while this carrier's media port cannot run flow verbs yet: a call with a flow is refused before anything is written. */
+  readonly runsFlows?: boolean;
   /** The carrier's private per-call state, stored with the call (`carrier_state`). */
   initialState(call: Pick<CallRow, 'id' | 'to_number'>): string;
   /**

@@ -27,6 +27,24 @@ export const FIELD_ERROR_MEANINGS: Record<FieldErrorCode, string> = {
   not_found: 'The field refers to something that does not exist in this mode.',
 };
 
+/**
+ * The code for a JSON Schema keyword, for validators that only need the code (the flow
+ * validator): the same mapping the request validator's messages use.
+ */
+const KEYWORD_CODES: Record<string, FieldErrorCode> = {
+  required: 'required', additionalProperties: 'unknown_field', type: 'invalid_type',
+  enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value', oneOf: 'invalid_value',
+  format: 'invalid_format', pattern: 'invalid_format',
+  minLength: 'too_short', minItems: 'too_short', minProperties: 'too_short',
+  maxLength: 'too_long', maxItems: 'too_long', maxProperties: 'too_long',
+  minimum: 'too_small', exclusiveMinimum: 'too_small', maximum: 'too_large', exclusiveMaximum: 'too_large',
+  uniqueItems: 'duplicate',
+};
+
+export function codeForKeyword(keyword: string): FieldErrorCode {
+  return KEYWORD_CODES[keyword] ?? 'invalid_value';
+}
+
 export const E164_HINT = 'must be a phone number in E.164 format: + then the country code and number, no spaces or punctuation, e.g. +14155550100';
 
 /**

@@ -55,6 +55,7 @@ export const PROBLEMS = {
   carrier_not_configured: { status: 422, title: 'No carrier is configured for live traffic on this server' },
   carrier_unavailable: { status: 503, title: 'The carrier cannot be reached right now' },
   number_has_no_trunk: { status: 422, title: 'The number is not bound to a SIP trunk' },
+  flow_not_supported: { status: 422, title: 'This carrier cannot run call flows yet' },
 
   // Calls
   from_number_not_owned: { status: 422, title: 'The from number is not an active number of this account' },

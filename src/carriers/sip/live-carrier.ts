@@ -48,6 +48,8 @@ interface Leg {
 
 export class LiveSipCarrier implements VoiceCarrier {
   readonly name = 'sip';
+  // The RTP engine does not drive flow verbs yet (docs/live-voice.md says so).
+  readonly runsFlows = false;
   private signals: CallSignals | null = null;
   private transport!: SipTransport;
   private ua!: UserAgent;
@@ -122,7 +124,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     throw new Problem('number_has_no_trunk', voiceTrunk === null
       ? `The from number is bound to no SIP trunk and this server has ${trunks.length} (${trunks.map((t) => t.name).join(', ')}), so nothing was created. Bind it with \`switchboard numbers bind\`.`
       : `The from number is bound to the trunk "${voiceTrunk}", which the carriers file does not configure, so nothing was created.`, {
-      errors: [{ field: 'from', message: 'is not bound to a configured SIP trunk', code: 'number_has_no_trunk' }],
+      errors: [{ field: 'from', message: 'is not bound to a configured SIP trunk', code: 'not_allowed' }],
     });
   }
 

@@ -6,7 +6,7 @@
 import { open } from 'node:fs/promises';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
 
 const HEADER_BYTES = 44;
 const FILE_CHANNELS = 2;
@@ -27,9 +27,15 @@ interface Capture {
 
 export class LiveMediaPort implements MediaPort {
   private sinks: RecordingSinks | null = null;
+  // Kept for when flow verbs run on live calls; nothing reports through it yet.
+  private events: MediaEvents | null = null;
   private readonly captures = new Map<string, Map<string, Capture>>();
 
   constructor(private readonly calls: LiveCallMedia, private readonly log: (err: Error, recordingId: string) => void) {}
+
+  connectEvents(events: MediaEvents): void {
+    this.events = events;
+  }
 
   connectSinks(sinks: RecordingSinks): void {
     this.sinks = sinks;

@@ -159,6 +159,12 @@ export class CallService implements CallSignals {
       });
     }
     carrier.checkRoute?.(number.voice_trunk ?? null);
+    if (flowState !== null && carrier.runsFlows === false) {
+      throw new Problem('flow_not_supported', `Call flows do not run on ${mode} calls over this server's ${carrier.name} carrier yet, so nothing was created. `
+        + 'Place the call without a flow, or try the flow with a sandbox key.', {
+        errors: [{ field: 'flow', message: 'is not supported on this carrier yet', code: 'not_allowed' }],
+      });
+    }
 
     return inTransaction(this.db, async (trx) => {
       await this.enforceConcurrentLimit(trx, account, mode);

@@ -63,6 +63,7 @@ export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source
     case 'user_busy': return 'The called party was busy.';
     case 'no_answer': return `The called party did not answer within the ring timeout (${call.timeout} s).`;
     case 'call_rejected': return 'The called party rejected the call.';
+    case 'unallocated_number': return 'The called number does not exist (unallocated number).';
     case 'network_out_of_order': return 'The carrier could not reach the called number (network out of order).';
     case 'originator_cancel': return 'The call was hung up before it was answered.';
     case 'time_limit_reached': return `The call reached its time_limit (${call.time_limit} s) and was hung up.`;

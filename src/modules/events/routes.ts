@@ -18,7 +18,7 @@ export function eventRoutes(app: App, events: EventService): void {
     const { account, mode } = request.auth;
     const q = request.query;
     if (q.object_id !== undefined && q.resource_id !== undefined && q.object_id !== q.resource_id) {
-      throw invalidField('resource_id', 'names another resource than object_id; give only object_id.', 'conflicting_filters');
+      throw invalidField('resource_id', 'names another resource than object_id; give only object_id.', 'not_allowed');
     }
     const rows = await events.list(account.id, mode, {
       type: q.type, resourceId: q.object_id ?? q.resource_id, createdGte: isoOrUndefined(q.created_gte), createdLte: isoOrUndefined(q.created_lte),

@@ -3,30 +3,31 @@
 // and an inline flow given to the API go through the same function.
 import { Value } from 'typebox/value';
 import type { FieldError } from '../../../platform/problems.ts';
+import { codeForKeyword, type FieldErrorCode } from '../../../platform/field-errors.ts';
 import { FLOW_LIMITS, VERB_NAMES, VERB_SCHEMAS, type Verb, type VerbName } from './schema.ts';
 
 export type FlowCheck = { ok: true; verbs: Verb[] } | { ok: false; errors: FieldError[] };
 
 export function validateFlow(document: unknown, root = 'flow'): FlowCheck {
   const errors: FieldError[] = [];
-  if (!Array.isArray(document)) return fail(root, 'must be an array of verbs', 'type');
-  if (document.length === 0) return fail(root, 'must hold at least one verb', 'minItems');
-  if (document.length > FLOW_LIMITS.verbs) return fail(root, `must hold at most ${FLOW_LIMITS.verbs} verbs`, 'maxItems');
-  if (JSON.stringify(document).length > FLOW_LIMITS.bytes) return fail(root, `must be at most ${FLOW_LIMITS.bytes} bytes as JSON`, 'maxLength');
+  if (!Array.isArray(document)) return fail(root, 'must be an array of verbs', 'invalid_type');
+  if (document.length === 0) return fail(root, 'must hold at least one verb', 'too_short');
+  if (document.length > FLOW_LIMITS.verbs) return fail(root, `must hold at most ${FLOW_LIMITS.verbs} verbs`, 'too_long');
+  if (JSON.stringify(document).length > FLOW_LIMITS.bytes) return fail(root, `must be at most ${FLOW_LIMITS.bytes} bytes as JSON`, 'too_long');
   document.forEach((item, i) => {
     const at = `${root}[${i}]`;
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      errors.push({ field: at, message: `must be an object with one key naming the verb (${VERB_NAMES.join(', ')})`, code: 'type' });
+      errors.push({ field: at, message: `must be an object with one key naming the verb (${VERB_NAMES.join(', ')})`, code: 'invalid_type' });
       return;
     }
     const keys = Object.keys(item);
     if (keys.length !== 1) {
-      errors.push({ field: at, message: `must have exactly one key naming the verb, not ${keys.length}`, code: 'verb' });
+      errors.push({ field: at, message: `must have exactly one key naming the verb, not ${keys.length}`, code: 'invalid_value' });
       return;
     }
     const name = keys[0] as string;
     if (!(VERB_NAMES as string[]).includes(name)) {
-      errors.push({ field: `${at}.${name}`, message: `is not a verb; use one of: ${VERB_NAMES.join(', ')}`, code: 'unknown_verb' });
+      errors.push({ field: `${at}.${name}`, message: `is not a verb; use one of: ${VERB_NAMES.join(', ')}`, code: 'invalid_value' });
       return;
     }
     const body = (item as Record<string, unknown>)[name];
@@ -44,7 +45,7 @@ export function validateFlow(document: unknown, root = 'flow'): FlowCheck {
   return { ok: true, verbs };
 }
 
-function fail(field: string, message: string, code: string): FlowCheck {
+function fail(field: string, message: string, code: FieldErrorCode): FlowCheck {
   return { ok: false, errors: [{ field, message, code }] };
 }
 
@@ -68,5 +69,5 @@ function toFieldError(prefix: string, error: TypeBoxError): FieldError {
     if (extra) field = `${field}.${extra}`;
     message = 'is not a known field of this verb';
   }
-  return { field, message, code: error.keyword };
+  return { field, message, code: codeForKeyword(error.keyword) };
 }

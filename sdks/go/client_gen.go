@@ -1177,6 +1177,19 @@ func (c *Client) TransferCall(ctx context.Context, id string, body *TransferCall
 	return out, nil
 }
 
+// GetCallFlow: Fetch the flow a call runs and the log of its verbs
+//
+// GET /v1/calls/{id}/flow
+//
+// Required scope: `calls:read`.
+func (c *Client) GetCallFlow(ctx context.Context, id string, opts ...RequestOption) (*CallFlow, error) {
+	out := new(CallFlow)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/calls/%s/flow", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StartCallRecording: Start a new recording of a call in progress
 //
 // POST /v1/calls/{id}/recordings

@@ -9,7 +9,8 @@ type Account struct {
 	Object string `json:"object"`
 	Name   string `json:"name"`
 	// One of: trial, growth, scale, enterprise.
-	Plan        string        `json:"plan"`
+	Plan string `json:"plan"`
+	// RFC 3339 UTC timestamp.
 	TrialEndsAt *string       `json:"trial_ends_at"`
 	Limits      AccountLimits `json:"limits"`
 	// RFC 3339 UTC timestamp.
@@ -40,13 +41,15 @@ type Agent struct {
 	// BCP 47 language tag.
 	Language string `json:"language"`
 	// Text-to-speech voice name.
-	Voice             string              `json:"voice"`
-	TransferNumber    *string             `json:"transfer_number"`
+	Voice          string  `json:"voice"`
+	TransferNumber *string `json:"transfer_number"`
+	// When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.
 	BusinessHours     *AgentBusinessHours `json:"business_hours"`
 	AfterHoursMessage *string             `json:"after_hours_message"`
 	// Numbers (num_...) this agent answers.
-	NumberIds  []string          `json:"number_ids"`
-	Knowledge  AgentKnowledge    `json:"knowledge"`
+	NumberIds []string       `json:"number_ids"`
+	Knowledge AgentKnowledge `json:"knowledge"`
+	// Receives this agent's ai.* events (agent, knowledge, conversations), besides your subscriptions.
 	WebhookURL *string           `json:"webhook_url"`
 	Metadata   map[string]string `json:"metadata"`
 	// RFC 3339 UTC timestamp.
@@ -79,6 +82,142 @@ type AgentList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+type AiAgentCreatedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.agent.created.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     AiAgentCreatedEventData `json:"data"`
+}
+
+type AiAgentCreatedEventData struct {
+	Object Agent `json:"object"`
+}
+
+type AiAgentDeletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.agent.deleted.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     AiAgentDeletedEventData `json:"data"`
+}
+
+type AiAgentDeletedEventData struct {
+	Object Agent `json:"object"`
+}
+
+type AiAgentUpdatedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.agent.updated.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     AiAgentUpdatedEventData `json:"data"`
+}
+
+type AiAgentUpdatedEventData struct {
+	Object Agent `json:"object"`
+}
+
+type AiConversationCompletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.conversation.completed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                            `json:"sequence"`
+	Data     AiConversationCompletedEventData `json:"data"`
+}
+
+type AiConversationCompletedEventData struct {
+	Object Conversation `json:"object"`
+}
+
+type AiConversationScoredEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.conversation.scored.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                         `json:"sequence"`
+	Data     AiConversationScoredEventData `json:"data"`
+}
+
+type AiConversationScoredEventData struct {
+	Object Conversation `json:"object"`
+}
+
+type AiConversationStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.conversation.started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                          `json:"sequence"`
+	Data     AiConversationStartedEventData `json:"data"`
+}
+
+type AiConversationStartedEventData struct {
+	Object Conversation `json:"object"`
+}
+
+type AiKnowledgeFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.knowledge.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     AiKnowledgeFailedEventData `json:"data"`
+}
+
+type AiKnowledgeFailedEventData struct {
+	Object KnowledgeDocument `json:"object"`
+}
+
+type AiKnowledgeReadyEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: ai.knowledge.ready.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                     `json:"sequence"`
+	Data     AiKnowledgeReadyEventData `json:"data"`
+}
+
+type AiKnowledgeReadyEventData struct {
+	Object KnowledgeDocument `json:"object"`
+}
+
 type ApiKey struct {
 	ID string `json:"id"`
 	// One of: api_key.
@@ -94,11 +233,13 @@ type ApiKey struct {
 	// Empty means any address.
 	AllowedIPs []string `json:"allowed_ips"`
 	// One of: active, revoked, expired.
-	Status      string  `json:"status"`
+	Status string `json:"status"`
+	// RFC 3339 UTC timestamp.
 	ExpiresAt   *string `json:"expires_at"`
 	RotatedFrom *string `json:"rotated_from"`
 	// RFC 3339 UTC timestamp.
-	CreatedAt string  `json:"created_at"`
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
 	RevokedAt *string `json:"revoked_at"`
 }
 
@@ -155,23 +296,135 @@ type Call struct {
 	Metadata  map[string]string `json:"metadata"`
 	// When the call entered each status it went through, by status.
 	Timestamps map[string]string `json:"timestamps"`
-	AnsweredAt *string           `json:"answered_at"`
-	EndedAt    *string           `json:"ended_at"`
+	// RFC 3339 UTC timestamp.
+	AnsweredAt *string `json:"answered_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
 	// Talk time (answer to hang-up), once the call has ended; 0 if never answered.
-	DurationSeconds *int64 `json:"duration_seconds"`
-	// One of: normal_clearing, user_busy, no_answer, call_rejected, network_out_of_order, originator_cancel, time_limit_reached.
-	HangupCause *string `json:"hangup_cause"`
-	// One of: caller, callee, carrier, system.
-	HangupSource *string `json:"hangup_source"`
+	DurationSeconds *int64  `json:"duration_seconds"`
+	HangupCause     *string `json:"hangup_cause"`
+	HangupSource    *string `json:"hangup_source"`
 	// How the call ended, in a sentence; null until it ends.
 	HangupReason *string `json:"hangup_reason"`
 	// Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the hangup_cause, `carrier_code` the SIP status once a real carrier reports one. Null otherwise.
 	Failure   *Failure            `json:"failure"`
 	Transfers []CallTransfersItem `json:"transfers"`
+	// Live calls over a SIP trunk: the final SIP response code of the call set-up (200 when answered, 486 busy, 487 canceled, ...). Null in the sandbox and until the trunk answers.
+	SipStatus *int64 `json:"sip_status"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
 	UpdatedAt string `json:"updated_at"`
+}
+
+type CallAnsweredEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.answered.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     CallAnsweredEventData `json:"data"`
+}
+
+type CallAnsweredEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallBusyEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.busy.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64             `json:"sequence"`
+	Data     CallBusyEventData `json:"data"`
+}
+
+type CallBusyEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallCanceledEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.canceled.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     CallCanceledEventData `json:"data"`
+}
+
+type CallCanceledEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallCompletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.completed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     CallCompletedEventData `json:"data"`
+}
+
+type CallCompletedEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64               `json:"sequence"`
+	Data     CallFailedEventData `json:"data"`
+}
+
+type CallFailedEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallFlow struct {
+	// One of: call_flow.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// The flow the call runs now (defaults filled in); null when it has none.
+	Flow []any `json:"flow"`
+	// Index of the verb running or next to run; null without a flow.
+	Position *int64 `json:"position"`
+	// Every verb run so far, oldest first.
+	Log []CallFlowLogItem `json:"log"`
+}
+
+type CallFlowLogItem struct {
+	// Position of the verb in the flow that ran it.
+	Index int64 `json:"index"`
+	// One of: say, pause, hangup.
+	Verb string `json:"verb"`
+	// RFC 3339 UTC timestamp.
+	StartedAt string `json:"started_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
+	// say, pause: `{reason: finished | interrupted | hangup}`.
+	Result map[string]any `json:"result"`
 }
 
 type CallList struct {
@@ -183,13 +436,218 @@ type CallList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+type CallNoAnswerEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.no_answer.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     CallNoAnswerEventData `json:"data"`
+}
+
+type CallNoAnswerEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallQueuedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.queued.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64               `json:"sequence"`
+	Data     CallQueuedEventData `json:"data"`
+}
+
+type CallQueuedEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallRecordingFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     CallRecordingFailedEventData `json:"data"`
+}
+
+type CallRecordingFailedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingPausedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.paused.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     CallRecordingPausedEventData `json:"data"`
+}
+
+type CallRecordingPausedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingReadyEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.ready.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     CallRecordingReadyEventData `json:"data"`
+}
+
+type CallRecordingReadyEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingRedactedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.redacted.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                          `json:"sequence"`
+	Data     CallRecordingRedactedEventData `json:"data"`
+}
+
+type CallRecordingRedactedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingResumedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.resumed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                         `json:"sequence"`
+	Data     CallRecordingResumedEventData `json:"data"`
+}
+
+type CallRecordingResumedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                         `json:"sequence"`
+	Data     CallRecordingStartedEventData `json:"data"`
+}
+
+type CallRecordingStartedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRecordingStoppedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.stopped.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                         `json:"sequence"`
+	Data     CallRecordingStoppedEventData `json:"data"`
+}
+
+type CallRecordingStoppedEventData struct {
+	Object Recording `json:"object"`
+}
+
+type CallRingingEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.ringing.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                `json:"sequence"`
+	Data     CallRingingEventData `json:"data"`
+}
+
+type CallRingingEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallTransferFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.transfer_failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     CallTransferFailedEventData `json:"data"`
+}
+
+type CallTransferFailedEventData struct {
+	Object Call `json:"object"`
+}
+
+type CallTransferredEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.transferred.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     CallTransferredEventData `json:"data"`
+}
+
+type CallTransferredEventData struct {
+	Object Call `json:"object"`
+}
+
 type CallTransfersItem struct {
 	To string `json:"to"`
 	// pending while the target rings; completed when connected; busy, no_answer or failed when the target refused (the call stays up); canceled when the call ended first. One of: pending, completed, busy, no_answer, failed, canceled.
 	Status string `json:"status"`
 	// RFC 3339 UTC timestamp.
-	RequestedAt string  `json:"requested_at"`
-	SettledAt   *string `json:"settled_at"`
+	RequestedAt string `json:"requested_at"`
+	// RFC 3339 UTC timestamp.
+	SettledAt *string `json:"settled_at"`
 }
 
 type Conversation struct {
@@ -209,20 +667,24 @@ type Conversation struct {
 	To string `json:"to"`
 	// One of: in_progress, completed.
 	Status string `json:"status"`
-	// One of: resolved, transferred, message_taken, abandoned.
-	Outcome         *string                      `json:"outcome"`
-	Transcript      []ConversationTranscriptItem `json:"transcript"`
-	Message         *string                      `json:"message"`
-	DurationSeconds *int64                       `json:"duration_seconds"`
+	// Once completed: resolved (answered from knowledge), transferred (to the agent's transfer_number), message_taken, or abandoned (the caller left unhelped).
+	Outcome    *string                      `json:"outcome"`
+	Transcript []ConversationTranscriptItem `json:"transcript"`
+	// The message the caller left, when one was taken.
+	Message *string `json:"message"`
+	// From answer to the end of the last turn, once completed.
+	DurationSeconds *int64 `json:"duration_seconds"`
 	// One of: default, generative.
 	Engine string `json:"engine"`
 	// Turns where the generative engine failed (time-out, error, bad output) and the default engine answered instead.
 	Fallbacks []ConversationFallbacksItem `json:"fallbacks"`
 	Score     *ConversationScore          `json:"score"`
 	// RFC 3339 UTC timestamp.
-	StartedAt string  `json:"started_at"`
-	EndedAt   *string `json:"ended_at"`
-	ScoredAt  *string `json:"scored_at"`
+	StartedAt string `json:"started_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
+	// RFC 3339 UTC timestamp.
+	ScoredAt *string `json:"scored_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -297,7 +759,7 @@ type ConversationTranscriptItem struct {
 	At float64 `json:"at"`
 	// Knowledge documents (doc_...) the answer was taken from.
 	Citations []string `json:"citations"`
-	// One of: greet, answer, clarify, transfer, message, end.
+	// What the agent did with this turn: greet, answer (from knowledge), clarify (asked or small talk), transfer, message (took one), end (said goodbye). null on caller turns.
 	Action *string `json:"action"`
 }
 
@@ -343,6 +805,8 @@ type CreateCallRequest struct {
 	TimeLimit *int64 `json:"time_limit,omitempty"`
 	// Up to 20 string key-value pairs for your own use.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.
+	Flow []any `json:"flow,omitempty"`
 }
 
 type CreateKeyRequest struct {
@@ -367,11 +831,13 @@ type CreateKeyResponse struct {
 	// Empty means any address.
 	AllowedIPs []string `json:"allowed_ips"`
 	// One of: active, revoked, expired.
-	Status      string  `json:"status"`
+	Status string `json:"status"`
+	// RFC 3339 UTC timestamp.
 	ExpiresAt   *string `json:"expires_at"`
 	RotatedFrom *string `json:"rotated_from"`
 	// RFC 3339 UTC timestamp.
-	CreatedAt string  `json:"created_at"`
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
 	RevokedAt *string `json:"revoked_at"`
 	// The key itself. Shown only in this response: store it now.
 	Secret string `json:"secret"`
@@ -425,7 +891,7 @@ type CreateWebhookResponse struct {
 	Enabled bool     `json:"enabled"`
 	// "gone" when disabled after the receiver answered 410.
 	DisabledReason *string `json:"disabled_reason"`
-	// Until then deliveries also carry a signature made with the previous secret.
+	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
@@ -513,31 +979,6 @@ type GetAccountResponseUsage struct {
 	ConcurrentCalls int64 `json:"concurrent_calls"`
 }
 
-type GetKeyResponse struct {
-	ID string `json:"id"`
-	// One of: api_key.
-	Object string `json:"object"`
-	Name   string `json:"name"`
-	// One of: sandbox, live.
-	Mode   string `json:"mode"`
-	Prefix string `json:"prefix"`
-	Last4  string `json:"last4"`
-	// Prefix and last four characters; the secret itself is shown only once.
-	Redacted string   `json:"redacted"`
-	Scopes   []string `json:"scopes"`
-	// Empty means any address.
-	AllowedIPs []string `json:"allowed_ips"`
-	// One of: active, revoked, expired.
-	Status string `json:"status"`
-	// RFC 3339 UTC timestamp.
-	ExpiresAt   *string `json:"expires_at"`
-	RotatedFrom *string `json:"rotated_from"`
-	// RFC 3339 UTC timestamp.
-	CreatedAt string `json:"created_at"`
-	// RFC 3339 UTC timestamp.
-	RevokedAt *string `json:"revoked_at"`
-}
-
 type GetWebhookDefaultSecretResponse struct {
 	// One of: webhook_default_secret.
 	Object string `json:"object"`
@@ -602,10 +1043,11 @@ type Message struct {
 	// Phone number in E.164 format, e.g. +14155550100.
 	To string `json:"to"`
 	// The account's number that sent or received the message.
-	NumberID  string           `json:"number_id"`
-	Body      *string          `json:"body"`
-	MediaUrls []string         `json:"media_urls"`
-	Template  *MessageTemplate `json:"template"`
+	NumberID  string   `json:"number_id"`
+	Body      *string  `json:"body"`
+	MediaUrls []string `json:"media_urls"`
+	// An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
+	Template *MessageTemplate `json:"template"`
 	// One of: queued, sending, sent, delivered, undelivered, failed, read, received.
 	Status string `json:"status"`
 	// gsm7 unless one character is outside GSM 03.38, then ucs2. One of: gsm7, ucs2.
@@ -621,12 +1063,51 @@ type Message struct {
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
-	UpdatedAt   string  `json:"updated_at"`
-	SentAt      *string `json:"sent_at"`
+	UpdatedAt string `json:"updated_at"`
+	// RFC 3339 UTC timestamp.
+	SentAt *string `json:"sent_at"`
+	// RFC 3339 UTC timestamp.
 	DeliveredAt *string `json:"delivered_at"`
-	ReadAt      *string `json:"read_at"`
-	FailedAt    *string `json:"failed_at"`
-	ReceivedAt  *string `json:"received_at"`
+	// RFC 3339 UTC timestamp.
+	ReadAt *string `json:"read_at"`
+	// RFC 3339 UTC timestamp.
+	FailedAt *string `json:"failed_at"`
+	// RFC 3339 UTC timestamp.
+	ReceivedAt *string `json:"received_at"`
+}
+
+type MessageDeliveredEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.delivered.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                     `json:"sequence"`
+	Data     MessageDeliveredEventData `json:"data"`
+}
+
+type MessageDeliveredEventData struct {
+	Object Message `json:"object"`
+}
+
+type MessageFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     MessageFailedEventData `json:"data"`
+}
+
+type MessageFailedEventData struct {
+	Object Message `json:"object"`
 }
 
 type MessageList struct {
@@ -638,12 +1119,114 @@ type MessageList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+type MessageQueuedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.queued.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     MessageQueuedEventData `json:"data"`
+}
+
+type MessageQueuedEventData struct {
+	Object Message `json:"object"`
+}
+
+type MessageReadEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.read.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                `json:"sequence"`
+	Data     MessageReadEventData `json:"data"`
+}
+
+type MessageReadEventData struct {
+	Object Message `json:"object"`
+}
+
+type MessageReceivedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.received.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     MessageReceivedEventData `json:"data"`
+}
+
+type MessageReceivedEventData struct {
+	Object Message `json:"object"`
+}
+
+type MessageSendingEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.sending.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     MessageSendingEventData `json:"data"`
+}
+
+type MessageSendingEventData struct {
+	Object Message `json:"object"`
+}
+
+type MessageSentEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.sent.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                `json:"sequence"`
+	Data     MessageSentEventData `json:"data"`
+}
+
+type MessageSentEventData struct {
+	Object Message `json:"object"`
+}
+
 // MessageTemplate: An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
 type MessageTemplate struct {
 	Name string `json:"name"`
 	// e.g. en_US
 	Language  string   `json:"language"`
 	Variables []string `json:"variables,omitempty"`
+}
+
+type MessageUndeliveredEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.undelivered.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     MessageUndeliveredEventData `json:"data"`
+}
+
+type MessageUndeliveredEventData struct {
+	Object Message `json:"object"`
 }
 
 type Number struct {
@@ -661,7 +1244,7 @@ type Number struct {
 	Status string `json:"status"`
 	// True for a temporary number provisioned while a port-in runs.
 	Temporary bool `json:"temporary"`
-	// On a temporary number: the number being ported that it stands in for.
+	// Phone number in E.164 format, e.g. +14155550100.
 	TemporaryFor *string `json:"temporary_for"`
 	// The port order that brought this number (ported or temporary).
 	PortID       *string `json:"port_id"`
@@ -679,7 +1262,8 @@ type Number struct {
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
-	UpdatedAt  string  `json:"updated_at"`
+	UpdatedAt string `json:"updated_at"`
+	// RFC 3339 UTC timestamp.
 	ReleasedAt *string `json:"released_at"`
 }
 
@@ -690,6 +1274,176 @@ type NumberList struct {
 	HasMore bool     `json:"has_more"`
 	// Pass as starting_after to get the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+type NumberPortCanceledEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.canceled.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     NumberPortCanceledEventData `json:"data"`
+}
+
+type NumberPortCanceledEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberPortCompletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.completed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     NumberPortCompletedEventData `json:"data"`
+}
+
+type NumberPortCompletedEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberPortedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.ported.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     NumberPortedEventData `json:"data"`
+}
+
+type NumberPortedEventData struct {
+	Object Number `json:"object"`
+}
+
+type NumberPortExceptionEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.exception.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     NumberPortExceptionEventData `json:"data"`
+}
+
+type NumberPortExceptionEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberPortFocScheduledEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.foc_scheduled.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                           `json:"sequence"`
+	Data     NumberPortFocScheduledEventData `json:"data"`
+}
+
+type NumberPortFocScheduledEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberPortRejectedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.rejected.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     NumberPortRejectedEventData `json:"data"`
+}
+
+type NumberPortRejectedEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberPortSubmittedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.port.submitted.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     NumberPortSubmittedEventData `json:"data"`
+}
+
+type NumberPortSubmittedEventData struct {
+	Object Port `json:"object"`
+}
+
+type NumberProvisionedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.provisioned.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     NumberProvisionedEventData `json:"data"`
+}
+
+type NumberProvisionedEventData struct {
+	Object Number `json:"object"`
+}
+
+type NumberReleasedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.released.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     NumberReleasedEventData `json:"data"`
+}
+
+type NumberReleasedEventData struct {
+	Object Number `json:"object"`
+}
+
+type NumberUpdatedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: number.updated.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     NumberUpdatedEventData `json:"data"`
+}
+
+type NumberUpdatedEventData struct {
+	Object Number `json:"object"`
 }
 
 type Port struct {
@@ -708,18 +1462,22 @@ type Port struct {
 	// The service address on file with the losing carrier.
 	ServiceAddress PortServiceAddress `json:"service_address"`
 	WebhookURL     *string            `json:"webhook_url"`
-	// Firm order commitment: when the numbers move. Set once foc_scheduled.
+	// RFC 3339 UTC timestamp.
 	FocDate         *string        `json:"foc_date"`
 	Exception       *PortException `json:"exception"`
 	RejectionReason *string        `json:"rejection_reason"`
 	// In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_carrier, message = rejection_reason. Null otherwise.
 	Failure *Failure `json:"failure"`
 	// RFC 3339 UTC timestamp.
-	SubmittedAt    string  `json:"submitted_at"`
+	SubmittedAt string `json:"submitted_at"`
+	// RFC 3339 UTC timestamp.
 	FocScheduledAt *string `json:"foc_scheduled_at"`
-	CompletedAt    *string `json:"completed_at"`
-	CanceledAt     *string `json:"canceled_at"`
-	RejectedAt     *string `json:"rejected_at"`
+	// RFC 3339 UTC timestamp.
+	CompletedAt *string `json:"completed_at"`
+	// RFC 3339 UTC timestamp.
+	CanceledAt *string `json:"canceled_at"`
+	// RFC 3339 UTC timestamp.
+	RejectedAt *string `json:"rejected_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -772,7 +1530,7 @@ type Problem struct {
 	Title  string `json:"title"`
 	Status int64  `json:"status"`
 	Detail string `json:"detail"`
-	// One of: validation_failed, malformed_json, invalid_idempotency_key, payload_too_large, unsupported_media_type, not_found, route_not_found, method_not_allowed, malformed_request, request_timeout, uri_too_long, request_header_fields_too_large, method_not_implemented, missing_api_key, invalid_api_key, api_key_revoked, api_key_expired, insufficient_scope, ip_not_allowed, trial_expired, mode_not_supported, idempotency_key_reused, idempotency_key_in_progress, rate_limited, concurrent_call_limit, invalid_state_transition, conflict, key_already_revoked, cannot_revoke_current_key, scope_not_held, carrier_not_configured, carrier_unavailable, from_number_not_owned, call_not_in_progress, call_already_ended, recording_not_ready, number_lacks_capability, whatsapp_window_closed, to_number_not_owned, number_not_available, number_not_active, port_cancel_too_late, webhook_url_not_allowed, webhook_disabled, delivery_not_replayable, document_rejected, agent_not_found, number_has_no_agent, agent_paused, internal_error, service_unavailable.
+	// Stable, machine-readable code; branch on it. The set is open: a new code may be added at any time, so handle unknown codes by their HTTP status. The known codes are listed in `x-extensible-enum` and, with their status, in the top-level `x-problem-codes`.
 	Code      string              `json:"code"`
 	RequestID string              `json:"request_id"`
 	Errors    []ProblemErrorsItem `json:"errors,omitempty"`
@@ -781,7 +1539,8 @@ type Problem struct {
 type ProblemErrorsItem struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
-	Code    string `json:"code"`
+	// What is wrong with the field, from one documented set (docs/errors.md); open like Problem.code.
+	Code string `json:"code"`
 }
 
 type ProvisionNumberRequest struct {
@@ -873,6 +1632,7 @@ type RecordingRedactionsItem struct {
 	End float64 `json:"end"`
 }
 
+// RecordingTranscript: Timed transcript, once ready: segment and word times match the audio.
 type RecordingTranscript struct {
 	Segments []RecordingTranscriptSegmentsItem `json:"segments"`
 }
@@ -917,31 +1677,6 @@ type ReplayWebhookDeliveriesResponse struct {
 	HasMore bool `json:"has_more"`
 }
 
-type RevokeKeyResponse struct {
-	ID string `json:"id"`
-	// One of: api_key.
-	Object string `json:"object"`
-	Name   string `json:"name"`
-	// One of: sandbox, live.
-	Mode   string `json:"mode"`
-	Prefix string `json:"prefix"`
-	Last4  string `json:"last4"`
-	// Prefix and last four characters; the secret itself is shown only once.
-	Redacted string   `json:"redacted"`
-	Scopes   []string `json:"scopes"`
-	// Empty means any address.
-	AllowedIPs []string `json:"allowed_ips"`
-	// One of: active, revoked, expired.
-	Status string `json:"status"`
-	// RFC 3339 UTC timestamp.
-	ExpiresAt   *string `json:"expires_at"`
-	RotatedFrom *string `json:"rotated_from"`
-	// RFC 3339 UTC timestamp.
-	CreatedAt string `json:"created_at"`
-	// RFC 3339 UTC timestamp.
-	RevokedAt *string `json:"revoked_at"`
-}
-
 type RotateKeyRequest struct {
 	// How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
 	ExpiresInSeconds *int64 `json:"expires_in_seconds,omitempty"`
@@ -967,11 +1702,13 @@ type RotateKeyResponseKey struct {
 	// Empty means any address.
 	AllowedIPs []string `json:"allowed_ips"`
 	// One of: active, revoked, expired.
-	Status      string  `json:"status"`
+	Status string `json:"status"`
+	// RFC 3339 UTC timestamp.
 	ExpiresAt   *string `json:"expires_at"`
 	RotatedFrom *string `json:"rotated_from"`
 	// RFC 3339 UTC timestamp.
-	CreatedAt string  `json:"created_at"`
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
 	RevokedAt *string `json:"revoked_at"`
 	// The key itself. Shown only in this response: store it now.
 	Secret string `json:"secret"`
@@ -1015,7 +1752,7 @@ type RotateWebhookSecretResponse struct {
 	Enabled bool     `json:"enabled"`
 	// "gone" when disabled after the receiver answered 410.
 	DisabledReason *string `json:"disabled_reason"`
-	// Until then deliveries also carry a signature made with the previous secret.
+	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
@@ -1096,7 +1833,7 @@ type SimulateInboundMessageRequest struct {
 
 type StartCallRecordingRequest struct {
 	// 2 = dual channel (default), 1 = mono.
-	Channels any `json:"channels,omitempty"`
+	Channels *int64 `json:"channels,omitempty"`
 }
 
 type TransferCallRequest struct {
@@ -1109,12 +1846,14 @@ type TransferCallRequest struct {
 type UpdateAgentRequest struct {
 	Name *string `json:"name,omitempty"`
 	// One of: active, paused.
-	Status            *string                          `json:"status,omitempty"`
-	Greeting          *string                          `json:"greeting,omitempty"`
-	Instructions      *string                          `json:"instructions,omitempty"`
-	Language          *string                          `json:"language,omitempty"`
-	Voice             *string                          `json:"voice,omitempty"`
-	TransferNumber    *string                          `json:"transfer_number,omitempty"`
+	Status       *string `json:"status,omitempty"`
+	Greeting     *string `json:"greeting,omitempty"`
+	Instructions *string `json:"instructions,omitempty"`
+	Language     *string `json:"language,omitempty"`
+	Voice        *string `json:"voice,omitempty"`
+	// E.164 number callers are transferred to when they ask for a person or the agent cannot help.
+	TransferNumber *string `json:"transfer_number,omitempty"`
+	// When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.
 	BusinessHours     *UpdateAgentRequestBusinessHours `json:"business_hours,omitempty"`
 	AfterHoursMessage *string                          `json:"after_hours_message,omitempty"`
 	// Numbers this agent answers; replaces the current set on update.
@@ -1138,35 +1877,11 @@ type UpdateKeyRequest struct {
 	AllowedIPs []string `json:"allowed_ips,omitempty"`
 }
 
-type UpdateKeyResponse struct {
-	ID string `json:"id"`
-	// One of: api_key.
-	Object string `json:"object"`
-	Name   string `json:"name"`
-	// One of: sandbox, live.
-	Mode   string `json:"mode"`
-	Prefix string `json:"prefix"`
-	Last4  string `json:"last4"`
-	// Prefix and last four characters; the secret itself is shown only once.
-	Redacted string   `json:"redacted"`
-	Scopes   []string `json:"scopes"`
-	// Empty means any address.
-	AllowedIPs []string `json:"allowed_ips"`
-	// One of: active, revoked, expired.
-	Status string `json:"status"`
-	// RFC 3339 UTC timestamp.
-	ExpiresAt   *string `json:"expires_at"`
-	RotatedFrom *string `json:"rotated_from"`
-	// RFC 3339 UTC timestamp.
-	CreatedAt string `json:"created_at"`
-	// RFC 3339 UTC timestamp.
-	RevokedAt *string `json:"revoked_at"`
-}
-
 type UpdateNumberRequest struct {
 	FriendlyName *string `json:"friendly_name,omitempty"`
-	WebhookURL   *string `json:"webhook_url,omitempty"`
-	AgentID      *string `json:"agent_id,omitempty"`
+	// An http(s) URL that receives this resource's events, signed with the account's default secret.
+	WebhookURL *string `json:"webhook_url,omitempty"`
+	AgentID    *string `json:"agent_id,omitempty"`
 }
 
 // UpdatePortRequest: Fixes an order in `exception` and resubmits it.
@@ -1211,14 +1926,18 @@ type WebhookDelivery struct {
 	WebhookID *string `json:"webhook_id"`
 	URL       string  `json:"url"`
 	// pending: waiting for an attempt; succeeded; dead: dead-lettered after the last attempt; failed: stopped early (410, endpoint disabled or deleted). One of: pending, succeeded, failed, dead.
-	Status         string  `json:"status"`
-	AttemptCount   int64   `json:"attempt_count"`
-	ReplayCount    int64   `json:"replay_count"`
-	NextAttemptAt  *string `json:"next_attempt_at"`
+	Status       string `json:"status"`
+	AttemptCount int64  `json:"attempt_count"`
+	ReplayCount  int64  `json:"replay_count"`
+	// RFC 3339 UTC timestamp.
+	NextAttemptAt *string `json:"next_attempt_at"`
+	// RFC 3339 UTC timestamp.
 	LastAttemptAt  *string `json:"last_attempt_at"`
 	LastStatusCode *int64  `json:"last_status_code"`
 	LastError      *string `json:"last_error"`
-	SucceededAt    *string `json:"succeeded_at"`
+	// RFC 3339 UTC timestamp.
+	SucceededAt *string `json:"succeeded_at"`
+	// RFC 3339 UTC timestamp.
 	DeadLetteredAt *string `json:"dead_lettered_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string                        `json:"created_at"`
@@ -1236,7 +1955,8 @@ type WebhookDeliveryAttemptsItem struct {
 	// The first 4 KiB of the response body.
 	ResponseExcerpt *string `json:"response_excerpt"`
 	Error           *string `json:"error"`
-	NextAttemptAt   *string `json:"next_attempt_at"`
+	// RFC 3339 UTC timestamp.
+	NextAttemptAt *string `json:"next_attempt_at"`
 }
 
 type WebhookDeliveryList struct {
@@ -1261,7 +1981,7 @@ type WebhookEndpoint struct {
 	Enabled bool     `json:"enabled"`
 	// "gone" when disabled after the receiver answered 410.
 	DisabledReason *string `json:"disabled_reason"`
-	// Until then deliveries also carry a signature made with the previous secret.
+	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
@@ -1278,23 +1998,6 @@ type WebhookEndpointList struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-type WebhookEvent struct {
-	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-	ID string `json:"id"`
-	// One of: call.queued.
-	Type      string `json:"type"`
-	CreatedAt string `json:"created_at"`
-	// One of: sandbox, live.
-	Mode string `json:"mode"`
-	// Per-resource order of events: 1, 2, 3, ...
-	Sequence int64            `json:"sequence"`
-	Data     WebhookEventData `json:"data"`
-}
-
-type WebhookEventData struct {
-	Object Call `json:"object"`
-}
-
 type WebhookTest struct {
 	// The id of the webhook endpoint tested.
 	ID string `json:"id"`
@@ -1302,6 +2005,23 @@ type WebhookTest struct {
 	Object  string `json:"object"`
 	URL     string `json:"url"`
 	Message string `json:"message"`
+}
+
+type WebhookTestEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: webhook.test.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                `json:"sequence"`
+	Data     WebhookTestEventData `json:"data"`
+}
+
+type WebhookTestEventData struct {
+	Object WebhookTest `json:"object"`
 }
 
 // EventTypes lists every event type the server sends.

@@ -529,6 +529,17 @@ export class Switchboard {
   }
 
   /**
+   * Fetch the flow a call runs and the log of its verbs
+   *
+   * `GET /v1/calls/{id}/flow`
+   *
+   * Required scope: `calls:read`.
+   */
+  getCallFlow(id, options) {
+    return this.send({ method: 'GET', path: `/v1/calls/${encodeURIComponent(id)}/flow` }, options);
+  }
+
+  /**
    * Start a new recording of a call in progress
    *
    * `POST /v1/calls/{id}/recordings`

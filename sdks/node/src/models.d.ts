@@ -5,6 +5,9 @@ export interface Account {
   object: "account";
   name: string;
   plan: "trial" | "growth" | "scale" | "enterprise";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   trial_ends_at: string | null;
   limits: AccountLimits;
   /**
@@ -53,6 +56,9 @@ export interface Agent {
    */
   voice: string;
   transfer_number: string | null;
+  /**
+   * When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.
+   */
   business_hours: AgentBusinessHours | null;
   after_hours_message: string | null;
   /**
@@ -60,6 +66,9 @@ export interface Agent {
    */
   number_ids: Array<string>;
   knowledge: AgentKnowledge;
+  /**
+   * Receives this agent's ai.* events (agent, knowledge, conversations), besides your subscriptions.
+   */
   webhook_url: string | null;
   metadata: Record<string, string>;
   /**
@@ -107,6 +116,158 @@ export interface AgentList {
   next_cursor: string | null;
 }
 
+export interface AiAgentCreatedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.agent.created";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiAgentCreatedEventData;
+}
+
+export interface AiAgentCreatedEventData {
+  object: Agent;
+}
+
+export interface AiAgentDeletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.agent.deleted";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiAgentDeletedEventData;
+}
+
+export interface AiAgentDeletedEventData {
+  object: Agent;
+}
+
+export interface AiAgentUpdatedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.agent.updated";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiAgentUpdatedEventData;
+}
+
+export interface AiAgentUpdatedEventData {
+  object: Agent;
+}
+
+export interface AiConversationCompletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.conversation.completed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiConversationCompletedEventData;
+}
+
+export interface AiConversationCompletedEventData {
+  object: Conversation;
+}
+
+export interface AiConversationScoredEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.conversation.scored";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiConversationScoredEventData;
+}
+
+export interface AiConversationScoredEventData {
+  object: Conversation;
+}
+
+export interface AiConversationStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.conversation.started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiConversationStartedEventData;
+}
+
+export interface AiConversationStartedEventData {
+  object: Conversation;
+}
+
+export interface AiKnowledgeFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.knowledge.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiKnowledgeFailedEventData;
+}
+
+export interface AiKnowledgeFailedEventData {
+  object: KnowledgeDocument;
+}
+
+export interface AiKnowledgeReadyEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "ai.knowledge.ready";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: AiKnowledgeReadyEventData;
+}
+
+export interface AiKnowledgeReadyEventData {
+  object: KnowledgeDocument;
+}
+
 export interface ApiKey {
   id: string;
   object: "api_key";
@@ -124,12 +285,18 @@ export interface ApiKey {
    */
   allowed_ips: Array<string>;
   status: "active" | "revoked" | "expired";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   expires_at: string | null;
   rotated_from: string | null;
   /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   revoked_at: string | null;
 }
 
@@ -199,14 +366,20 @@ export interface Call {
    * When the call entered each status it went through, by status.
    */
   timestamps: Record<string, string>;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   answered_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   ended_at: string | null;
   /**
    * Talk time (answer to hang-up), once the call has ended; 0 if never answered.
    */
   duration_seconds: number | null;
-  hangup_cause: "normal_clearing" | "user_busy" | "no_answer" | "call_rejected" | "network_out_of_order" | "originator_cancel" | "time_limit_reached" | null;
-  hangup_source: "caller" | "callee" | "carrier" | "system" | null;
+  hangup_cause: string | null;
+  hangup_source: string | null;
   /**
    * How the call ended, in a sentence; null until it ends.
    */
@@ -217,6 +390,10 @@ export interface Call {
   failure: Failure | null;
   transfers: Array<CallTransfersItem>;
   /**
+   * Live calls over a SIP trunk: the final SIP response code of the call set-up (200 when answered, 486 busy, 487 canceled, ...). Null in the sandbox and until the trunk answers.
+   */
+  sip_status: number | null;
+  /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
@@ -224,6 +401,138 @@ export interface Call {
    * RFC 3339 UTC timestamp.
    */
   updated_at: string;
+}
+
+export interface CallAnsweredEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.answered";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallAnsweredEventData;
+}
+
+export interface CallAnsweredEventData {
+  object: Call;
+}
+
+export interface CallBusyEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.busy";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallBusyEventData;
+}
+
+export interface CallBusyEventData {
+  object: Call;
+}
+
+export interface CallCanceledEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.canceled";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallCanceledEventData;
+}
+
+export interface CallCanceledEventData {
+  object: Call;
+}
+
+export interface CallCompletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.completed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallCompletedEventData;
+}
+
+export interface CallCompletedEventData {
+  object: Call;
+}
+
+export interface CallFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallFailedEventData;
+}
+
+export interface CallFailedEventData {
+  object: Call;
+}
+
+export interface CallFlow {
+  object: "call_flow";
+  call_id: string;
+  /**
+   * The flow the call runs now (defaults filled in); null when it has none.
+   */
+  flow: Array<unknown> | null;
+  /**
+   * Index of the verb running or next to run; null without a flow.
+   */
+  position: number | null;
+  /**
+   * Every verb run so far, oldest first.
+   */
+  log: Array<CallFlowLogItem>;
+}
+
+export interface CallFlowLogItem {
+  /**
+   * Position of the verb in the flow that ran it.
+   */
+  index: number;
+  verb: "say" | "pause" | "hangup";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  started_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  ended_at: string | null;
+  /**
+   * say, pause: `{reason: finished | interrupted | hangup}`.
+   */
+  result: Record<string, unknown> | null;
 }
 
 export interface CallList {
@@ -236,6 +545,234 @@ export interface CallList {
   next_cursor: string | null;
 }
 
+export interface CallNoAnswerEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.no_answer";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallNoAnswerEventData;
+}
+
+export interface CallNoAnswerEventData {
+  object: Call;
+}
+
+export interface CallQueuedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.queued";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallQueuedEventData;
+}
+
+export interface CallQueuedEventData {
+  object: Call;
+}
+
+export interface CallRecordingFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingFailedEventData;
+}
+
+export interface CallRecordingFailedEventData {
+  object: Recording;
+}
+
+export interface CallRecordingPausedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.paused";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingPausedEventData;
+}
+
+export interface CallRecordingPausedEventData {
+  object: Recording;
+}
+
+export interface CallRecordingReadyEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.ready";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingReadyEventData;
+}
+
+export interface CallRecordingReadyEventData {
+  object: Recording;
+}
+
+export interface CallRecordingRedactedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.redacted";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingRedactedEventData;
+}
+
+export interface CallRecordingRedactedEventData {
+  object: Recording;
+}
+
+export interface CallRecordingResumedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.resumed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingResumedEventData;
+}
+
+export interface CallRecordingResumedEventData {
+  object: Recording;
+}
+
+export interface CallRecordingStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingStartedEventData;
+}
+
+export interface CallRecordingStartedEventData {
+  object: Recording;
+}
+
+export interface CallRecordingStoppedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.stopped";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingStoppedEventData;
+}
+
+export interface CallRecordingStoppedEventData {
+  object: Recording;
+}
+
+export interface CallRingingEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.ringing";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRingingEventData;
+}
+
+export interface CallRingingEventData {
+  object: Call;
+}
+
+export interface CallTransferFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.transfer_failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallTransferFailedEventData;
+}
+
+export interface CallTransferFailedEventData {
+  object: Call;
+}
+
+export interface CallTransferredEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.transferred";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallTransferredEventData;
+}
+
+export interface CallTransferredEventData {
+  object: Call;
+}
+
 export interface CallTransfersItem {
   to: string;
   /**
@@ -246,6 +783,9 @@ export interface CallTransfersItem {
    * RFC 3339 UTC timestamp.
    */
   requested_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   settled_at: string | null;
 }
 
@@ -271,9 +811,18 @@ export interface Conversation {
    */
   to: string;
   status: "in_progress" | "completed";
-  outcome: "resolved" | "transferred" | "message_taken" | "abandoned" | null;
+  /**
+   * Once completed: resolved (answered from knowledge), transferred (to the agent's transfer_number), message_taken, or abandoned (the caller left unhelped).
+   */
+  outcome: string | null;
   transcript: Array<ConversationTranscriptItem>;
+  /**
+   * The message the caller left, when one was taken.
+   */
   message: string | null;
+  /**
+   * From answer to the end of the last turn, once completed.
+   */
   duration_seconds: number | null;
   engine: "default" | "generative";
   /**
@@ -285,7 +834,13 @@ export interface Conversation {
    * RFC 3339 UTC timestamp.
    */
   started_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   ended_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   scored_at: string | null;
   /**
    * RFC 3339 UTC timestamp.
@@ -382,7 +937,10 @@ export interface ConversationTranscriptItem {
    * Knowledge documents (doc_...) the answer was taken from.
    */
   citations: Array<string>;
-  action: "greet" | "answer" | "clarify" | "transfer" | "message" | "end" | null;
+  /**
+   * What the agent did with this turn: greet, answer (from knowledge), clarify (asked or small talk), transfer, message (took one), end (said goodbye). null on caller turns.
+   */
+  action: string | null;
 }
 
 export interface CreateAgentRequest {
@@ -457,6 +1015,10 @@ export interface CreateCallRequest {
    * Up to 20 string key-value pairs for your own use.
    */
   metadata?: Record<string, string>;
+  /**
+   * A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.
+   */
+  flow?: Array<unknown>;
 }
 
 export interface CreateKeyRequest {
@@ -485,12 +1047,18 @@ export interface CreateKeyResponse {
    */
   allowed_ips: Array<string>;
   status: "active" | "revoked" | "expired";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   expires_at: string | null;
   rotated_from: string | null;
   /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   revoked_at: string | null;
   /**
    * The key itself. Shown only in this response: store it now.
@@ -567,7 +1135,7 @@ export interface CreateWebhookResponse {
    */
   disabled_reason: string | null;
   /**
-   * Until then deliveries also carry a signature made with the previous secret.
+   * RFC 3339 UTC timestamp.
    */
   previous_secret_expires_at: string | null;
   /**
@@ -692,38 +1260,6 @@ export interface GetAccountResponseUsage {
   concurrent_calls: number;
 }
 
-export interface GetKeyResponse {
-  id: string;
-  object: "api_key";
-  name: string;
-  mode: "sandbox" | "live";
-  prefix: string;
-  last4: string;
-  /**
-   * Prefix and last four characters; the secret itself is shown only once.
-   */
-  redacted: string;
-  scopes: Array<string>;
-  /**
-   * Empty means any address.
-   */
-  allowed_ips: Array<string>;
-  status: "active" | "revoked" | "expired";
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  expires_at: string | null;
-  rotated_from: string | null;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  created_at: string;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  revoked_at: string | null;
-}
-
 export interface GetWebhookDefaultSecretResponse {
   object: "webhook_default_secret";
   mode: "sandbox" | "live";
@@ -809,6 +1345,9 @@ export interface Message {
   number_id: string;
   body: string | null;
   media_urls: Array<string>;
+  /**
+   * An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
+   */
   template: MessageTemplate | null;
   status: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received";
   /**
@@ -835,11 +1374,64 @@ export interface Message {
    * RFC 3339 UTC timestamp.
    */
   updated_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   sent_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   delivered_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   read_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   failed_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   received_at: string | null;
+}
+
+export interface MessageDeliveredEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.delivered";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageDeliveredEventData;
+}
+
+export interface MessageDeliveredEventData {
+  object: Message;
+}
+
+export interface MessageFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageFailedEventData;
+}
+
+export interface MessageFailedEventData {
+  object: Message;
 }
 
 export interface MessageList {
@@ -852,6 +1444,101 @@ export interface MessageList {
   next_cursor: string | null;
 }
 
+export interface MessageQueuedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.queued";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageQueuedEventData;
+}
+
+export interface MessageQueuedEventData {
+  object: Message;
+}
+
+export interface MessageReadEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.read";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageReadEventData;
+}
+
+export interface MessageReadEventData {
+  object: Message;
+}
+
+export interface MessageReceivedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.received";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageReceivedEventData;
+}
+
+export interface MessageReceivedEventData {
+  object: Message;
+}
+
+export interface MessageSendingEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.sending";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageSendingEventData;
+}
+
+export interface MessageSendingEventData {
+  object: Message;
+}
+
+export interface MessageSentEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.sent";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageSentEventData;
+}
+
+export interface MessageSentEventData {
+  object: Message;
+}
+
 /**
  * An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
  */
@@ -862,6 +1549,25 @@ export interface MessageTemplate {
    */
   language: string;
   variables?: Array<string>;
+}
+
+export interface MessageUndeliveredEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.undelivered";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageUndeliveredEventData;
+}
+
+export interface MessageUndeliveredEventData {
+  object: Message;
 }
 
 export interface Number {
@@ -883,7 +1589,7 @@ export interface Number {
    */
   temporary: boolean;
   /**
-   * On a temporary number: the number being ported that it stands in for.
+   * Phone number in E.164 format, e.g. +14155550100.
    */
   temporary_for: string | null;
   /**
@@ -916,6 +1622,9 @@ export interface Number {
    * RFC 3339 UTC timestamp.
    */
   updated_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   released_at: string | null;
 }
 
@@ -927,6 +1636,196 @@ export interface NumberList {
    * Pass as starting_after to get the next page; null on the last page.
    */
   next_cursor: string | null;
+}
+
+export interface NumberPortCanceledEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.canceled";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortCanceledEventData;
+}
+
+export interface NumberPortCanceledEventData {
+  object: Port;
+}
+
+export interface NumberPortCompletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.completed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortCompletedEventData;
+}
+
+export interface NumberPortCompletedEventData {
+  object: Port;
+}
+
+export interface NumberPortedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.ported";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortedEventData;
+}
+
+export interface NumberPortedEventData {
+  object: Number;
+}
+
+export interface NumberPortExceptionEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.exception";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortExceptionEventData;
+}
+
+export interface NumberPortExceptionEventData {
+  object: Port;
+}
+
+export interface NumberPortFocScheduledEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.foc_scheduled";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortFocScheduledEventData;
+}
+
+export interface NumberPortFocScheduledEventData {
+  object: Port;
+}
+
+export interface NumberPortRejectedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.rejected";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortRejectedEventData;
+}
+
+export interface NumberPortRejectedEventData {
+  object: Port;
+}
+
+export interface NumberPortSubmittedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.port.submitted";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberPortSubmittedEventData;
+}
+
+export interface NumberPortSubmittedEventData {
+  object: Port;
+}
+
+export interface NumberProvisionedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.provisioned";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberProvisionedEventData;
+}
+
+export interface NumberProvisionedEventData {
+  object: Number;
+}
+
+export interface NumberReleasedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.released";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberReleasedEventData;
+}
+
+export interface NumberReleasedEventData {
+  object: Number;
+}
+
+export interface NumberUpdatedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "number.updated";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: NumberUpdatedEventData;
+}
+
+export interface NumberUpdatedEventData {
+  object: Number;
 }
 
 export interface Port {
@@ -945,7 +1844,7 @@ export interface Port {
   service_address: PortServiceAddress;
   webhook_url: string | null;
   /**
-   * Firm order commitment: when the numbers move. Set once foc_scheduled.
+   * RFC 3339 UTC timestamp.
    */
   foc_date: string | null;
   exception: PortException | null;
@@ -958,9 +1857,21 @@ export interface Port {
    * RFC 3339 UTC timestamp.
    */
   submitted_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   foc_scheduled_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   completed_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   canceled_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   rejected_at: string | null;
   /**
    * RFC 3339 UTC timestamp.
@@ -1030,7 +1941,10 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: "validation_failed" | "malformed_json" | "invalid_idempotency_key" | "payload_too_large" | "unsupported_media_type" | "not_found" | "route_not_found" | "method_not_allowed" | "malformed_request" | "request_timeout" | "uri_too_long" | "request_header_fields_too_large" | "method_not_implemented" | "missing_api_key" | "invalid_api_key" | "api_key_revoked" | "api_key_expired" | "insufficient_scope" | "ip_not_allowed" | "trial_expired" | "mode_not_supported" | "idempotency_key_reused" | "idempotency_key_in_progress" | "rate_limited" | "concurrent_call_limit" | "invalid_state_transition" | "conflict" | "key_already_revoked" | "cannot_revoke_current_key" | "scope_not_held" | "carrier_not_configured" | "carrier_unavailable" | "from_number_not_owned" | "call_not_in_progress" | "call_already_ended" | "recording_not_ready" | "number_lacks_capability" | "whatsapp_window_closed" | "to_number_not_owned" | "number_not_available" | "number_not_active" | "port_cancel_too_late" | "webhook_url_not_allowed" | "webhook_disabled" | "delivery_not_replayable" | "document_rejected" | "agent_not_found" | "number_has_no_agent" | "agent_paused" | "internal_error" | "service_unavailable";
+  /**
+   * Stable, machine-readable code; branch on it. The set is open: a new code may be added at any time, so handle unknown codes by their HTTP status. The known codes are listed in `x-extensible-enum` and, with their status, in the top-level `x-problem-codes`.
+   */
+  code: string;
   request_id: string;
   errors?: Array<ProblemErrorsItem>;
 }
@@ -1038,6 +1952,9 @@ export interface Problem {
 export interface ProblemErrorsItem {
   field: string;
   message: string;
+  /**
+   * What is wrong with the field, from one documented set (docs/errors.md); open like Problem.code.
+   */
   code: string;
 }
 
@@ -1165,6 +2082,9 @@ export interface RecordingRedactionsItem {
   end: number;
 }
 
+/**
+ * Timed transcript, once ready: segment and word times match the audio.
+ */
 export interface RecordingTranscript {
   segments: Array<RecordingTranscriptSegmentsItem>;
 }
@@ -1226,38 +2146,6 @@ export interface ReplayWebhookDeliveriesResponse {
   has_more: boolean;
 }
 
-export interface RevokeKeyResponse {
-  id: string;
-  object: "api_key";
-  name: string;
-  mode: "sandbox" | "live";
-  prefix: string;
-  last4: string;
-  /**
-   * Prefix and last four characters; the secret itself is shown only once.
-   */
-  redacted: string;
-  scopes: Array<string>;
-  /**
-   * Empty means any address.
-   */
-  allowed_ips: Array<string>;
-  status: "active" | "revoked" | "expired";
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  expires_at: string | null;
-  rotated_from: string | null;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  created_at: string;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  revoked_at: string | null;
-}
-
 export interface RotateKeyRequest {
   /**
    * How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
@@ -1287,12 +2175,18 @@ export interface RotateKeyResponseKey {
    */
   allowed_ips: Array<string>;
   status: "active" | "revoked" | "expired";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   expires_at: string | null;
   rotated_from: string | null;
   /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   revoked_at: string | null;
   /**
    * The key itself. Shown only in this response: store it now.
@@ -1351,7 +2245,7 @@ export interface RotateWebhookSecretResponse {
    */
   disabled_reason: string | null;
   /**
-   * Until then deliveries also carry a signature made with the previous secret.
+   * RFC 3339 UTC timestamp.
    */
   previous_secret_expires_at: string | null;
   /**
@@ -1480,7 +2374,7 @@ export interface StartCallRecordingRequest {
   /**
    * 2 = dual channel (default), 1 = mono.
    */
-  channels?: unknown;
+  channels?: number;
 }
 
 export interface TransferCallRequest {
@@ -1501,7 +2395,13 @@ export interface UpdateAgentRequest {
   instructions?: string;
   language?: string;
   voice?: string;
+  /**
+   * E.164 number callers are transferred to when they ask for a person or the agent cannot help.
+   */
   transfer_number?: string | null;
+  /**
+   * When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.
+   */
   business_hours?: UpdateAgentRequestBusinessHours | null;
   after_hours_message?: string | null;
   /**
@@ -1535,40 +2435,11 @@ export interface UpdateKeyRequest {
   allowed_ips?: Array<string>;
 }
 
-export interface UpdateKeyResponse {
-  id: string;
-  object: "api_key";
-  name: string;
-  mode: "sandbox" | "live";
-  prefix: string;
-  last4: string;
-  /**
-   * Prefix and last four characters; the secret itself is shown only once.
-   */
-  redacted: string;
-  scopes: Array<string>;
-  /**
-   * Empty means any address.
-   */
-  allowed_ips: Array<string>;
-  status: "active" | "revoked" | "expired";
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  expires_at: string | null;
-  rotated_from: string | null;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  created_at: string;
-  /**
-   * RFC 3339 UTC timestamp.
-   */
-  revoked_at: string | null;
-}
-
 export interface UpdateNumberRequest {
   friendly_name?: string | null;
+  /**
+   * An http(s) URL that receives this resource's events, signed with the account's default secret.
+   */
   webhook_url?: string | null;
   agent_id?: string | null;
 }
@@ -1632,11 +2503,23 @@ export interface WebhookDelivery {
   status: "pending" | "succeeded" | "failed" | "dead";
   attempt_count: number;
   replay_count: number;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   next_attempt_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   last_attempt_at: string | null;
   last_status_code: number | null;
   last_error: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   succeeded_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   dead_lettered_at: string | null;
   /**
    * RFC 3339 UTC timestamp.
@@ -1664,6 +2547,9 @@ export interface WebhookDeliveryAttemptsItem {
    */
   response_excerpt: string | null;
   error: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
   next_attempt_at: string | null;
 }
 
@@ -1693,7 +2579,7 @@ export interface WebhookEndpoint {
    */
   disabled_reason: string | null;
   /**
-   * Until then deliveries also carry a signature made with the previous secret.
+   * RFC 3339 UTC timestamp.
    */
   previous_secret_expires_at: string | null;
   /**
@@ -1716,25 +2602,6 @@ export interface WebhookEndpointList {
   next_cursor: string | null;
 }
 
-export interface WebhookEvent {
-  /**
-   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-   */
-  id: string;
-  type: "call.queued";
-  created_at: string;
-  mode: "sandbox" | "live";
-  /**
-   * Per-resource order of events: 1, 2, 3, ...
-   */
-  sequence: number;
-  data: WebhookEventData;
-}
-
-export interface WebhookEventData {
-  object: Call;
-}
-
 export interface WebhookTest {
   /**
    * The id of the webhook endpoint tested.
@@ -1743,6 +2610,25 @@ export interface WebhookTest {
   object: "webhook_test";
   url: string;
   message: string;
+}
+
+export interface WebhookTestEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "webhook.test";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: WebhookTestEventData;
+}
+
+export interface WebhookTestEventData {
+  object: WebhookTest;
 }
 
 /** Every event type the server sends. */

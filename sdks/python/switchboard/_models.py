@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallList", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetKeyResponse", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageList", "MessageTemplate", "Number", "NumberList", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RevokeKeyResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateKeyResponse", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookEvent", "WebhookEventData", "WebhookTest"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -14,7 +14,7 @@ class Account(Model):
     object: Literal["account"]
     name: str
     plan: Literal["trial", "growth", "scale", "enterprise"]
-    trial_ends_at: Optional[str]
+    trial_ends_at: Optional[str]  # RFC 3339 UTC timestamp.
     limits: "AccountLimits"
     created_at: str  # RFC 3339 UTC timestamp.
 
@@ -52,11 +52,11 @@ class Agent(Model):
     language: str  # BCP 47 language tag.
     voice: str  # Text-to-speech voice name.
     transfer_number: Optional[str]
-    business_hours: Optional["AgentBusinessHours"]
+    business_hours: Optional["AgentBusinessHours"]  # When the receptionist transfers callers; outside these hours it plays `after_hours_message` and take
     after_hours_message: Optional[str]
     number_ids: List[str]  # Numbers (num_...) this agent answers.
     knowledge: "AgentKnowledge"
-    webhook_url: Optional[str]
+    webhook_url: Optional[str]  # Receives this agent's ai.* events (agent, knowledge, conversations), besides your subscriptions.
     metadata: Dict[str, str]
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
@@ -122,6 +122,230 @@ class AgentList(Model):
 
 
 @dataclass
+class AiAgentCreatedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.agent.created"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiAgentCreatedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiAgentCreatedEventData")),
+    )
+
+
+@dataclass
+class AiAgentCreatedEventData(Model):
+    object: "Agent"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Agent")),
+    )
+
+
+@dataclass
+class AiAgentDeletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.agent.deleted"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiAgentDeletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiAgentDeletedEventData")),
+    )
+
+
+@dataclass
+class AiAgentDeletedEventData(Model):
+    object: "Agent"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Agent")),
+    )
+
+
+@dataclass
+class AiAgentUpdatedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.agent.updated"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiAgentUpdatedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiAgentUpdatedEventData")),
+    )
+
+
+@dataclass
+class AiAgentUpdatedEventData(Model):
+    object: "Agent"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Agent")),
+    )
+
+
+@dataclass
+class AiConversationCompletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.conversation.completed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiConversationCompletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiConversationCompletedEventData")),
+    )
+
+
+@dataclass
+class AiConversationCompletedEventData(Model):
+    object: "Conversation"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Conversation")),
+    )
+
+
+@dataclass
+class AiConversationScoredEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.conversation.scored"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiConversationScoredEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiConversationScoredEventData")),
+    )
+
+
+@dataclass
+class AiConversationScoredEventData(Model):
+    object: "Conversation"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Conversation")),
+    )
+
+
+@dataclass
+class AiConversationStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.conversation.started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiConversationStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiConversationStartedEventData")),
+    )
+
+
+@dataclass
+class AiConversationStartedEventData(Model):
+    object: "Conversation"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Conversation")),
+    )
+
+
+@dataclass
+class AiKnowledgeFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.knowledge.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiKnowledgeFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiKnowledgeFailedEventData")),
+    )
+
+
+@dataclass
+class AiKnowledgeFailedEventData(Model):
+    object: "KnowledgeDocument"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "KnowledgeDocument")),
+    )
+
+
+@dataclass
+class AiKnowledgeReadyEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["ai.knowledge.ready"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "AiKnowledgeReadyEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "AiKnowledgeReadyEventData")),
+    )
+
+
+@dataclass
+class AiKnowledgeReadyEventData(Model):
+    object: "KnowledgeDocument"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "KnowledgeDocument")),
+    )
+
+
+@dataclass
 class ApiKey(Model):
     id: str
     object: Literal["api_key"]
@@ -133,10 +357,10 @@ class ApiKey(Model):
     scopes: List[str]
     allowed_ips: List[str]  # Empty means any address.
     status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]
+    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     rotated_from: Optional[str]
     created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]
+    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("id", "id", None),
@@ -217,14 +441,15 @@ class Call(Model):
     time_limit: int  # Longest talk time, seconds.
     metadata: Dict[str, str]
     timestamps: Dict[str, str]  # When the call entered each status it went through, by status.
-    answered_at: Optional[str]
-    ended_at: Optional[str]
+    answered_at: Optional[str]  # RFC 3339 UTC timestamp.
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     duration_seconds: Optional[int]  # Talk time (answer to hang-up), once the call has ended; 0 if never answered.
-    hangup_cause: Optional[Literal["normal_clearing", "user_busy", "no_answer", "call_rejected", "network_out_of_order", "originator_cancel", "time_limit_reached"]]
-    hangup_source: Optional[Literal["caller", "callee", "carrier", "system"]]
+    hangup_cause: Optional[str]
+    hangup_source: Optional[str]
     hangup_reason: Optional[str]  # How the call ended, in a sentence; null until it ends.
     failure: Optional["Failure"]  # Set when the call ended without being completed (busy, no_answer, failed, canceled): `code` is the h
     transfers: List["CallTransfersItem"]
+    sip_status: Optional[int]  # Live calls over a SIP trunk: the final SIP response code of the call set-up (200 when answered, 486 
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -251,8 +476,183 @@ class Call(Model):
         ("hangup_reason", "hangup_reason", None),
         ("failure", "failure", ("model", "Failure")),
         ("transfers", "transfers", ("list", ("model", "CallTransfersItem"))),
+        ("sip_status", "sip_status", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class CallAnsweredEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.answered"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallAnsweredEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallAnsweredEventData")),
+    )
+
+
+@dataclass
+class CallAnsweredEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallBusyEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.busy"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallBusyEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallBusyEventData")),
+    )
+
+
+@dataclass
+class CallBusyEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallCanceledEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.canceled"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallCanceledEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallCanceledEventData")),
+    )
+
+
+@dataclass
+class CallCanceledEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallCompletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.completed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallCompletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallCompletedEventData")),
+    )
+
+
+@dataclass
+class CallCompletedEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallFailedEventData")),
+    )
+
+
+@dataclass
+class CallFailedEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallFlow(Model):
+    object: Literal["call_flow"]
+    call_id: str
+    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none.
+    position: Optional[int]  # Index of the verb running or next to run; null without a flow.
+    log: List["CallFlowLogItem"]  # Every verb run so far, oldest first.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("flow", "flow", ("list", None)),
+        ("position", "position", None),
+        ("log", "log", ("list", ("model", "CallFlowLogItem"))),
+    )
+
+
+@dataclass
+class CallFlowLogItem(Model):
+    index: int  # Position of the verb in the flow that ran it.
+    verb: Literal["say", "pause", "hangup"]
+    started_at: str  # RFC 3339 UTC timestamp.
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
+    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("index", "index", None),
+        ("verb", "verb", None),
+        ("started_at", "started_at", None),
+        ("ended_at", "ended_at", None),
+        ("result", "result", ("map", None)),
     )
 
 
@@ -272,11 +672,347 @@ class CallList(Model):
 
 
 @dataclass
+class CallNoAnswerEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.no_answer"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallNoAnswerEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallNoAnswerEventData")),
+    )
+
+
+@dataclass
+class CallNoAnswerEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallQueuedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.queued"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallQueuedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallQueuedEventData")),
+    )
+
+
+@dataclass
+class CallQueuedEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallRecordingFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingFailedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingFailedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingPausedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.paused"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingPausedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingPausedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingPausedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingReadyEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.ready"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingReadyEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingReadyEventData")),
+    )
+
+
+@dataclass
+class CallRecordingReadyEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingRedactedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.redacted"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingRedactedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingRedactedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingRedactedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingResumedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.resumed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingResumedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingResumedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingResumedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingStartedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingStartedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRecordingStoppedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.stopped"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingStoppedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingStoppedEventData")),
+    )
+
+
+@dataclass
+class CallRecordingStoppedEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
+class CallRingingEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.ringing"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRingingEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRingingEventData")),
+    )
+
+
+@dataclass
+class CallRingingEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallTransferFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.transfer_failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallTransferFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallTransferFailedEventData")),
+    )
+
+
+@dataclass
+class CallTransferFailedEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallTransferredEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.transferred"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallTransferredEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallTransferredEventData")),
+    )
+
+
+@dataclass
+class CallTransferredEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
 class CallTransfersItem(Model):
     to: str
     status: Literal["pending", "completed", "busy", "no_answer", "failed", "canceled"]  # pending while the target rings; completed when connected; busy, no_answer or failed when the target 
     requested_at: str  # RFC 3339 UTC timestamp.
-    settled_at: Optional[str]
+    settled_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("to", "to", None),
@@ -297,16 +1033,16 @@ class Conversation(Model):
     from_: str  # The caller.
     to: str  # Your number the caller dialled.
     status: Literal["in_progress", "completed"]
-    outcome: Optional[Literal["resolved", "transferred", "message_taken", "abandoned"]]
+    outcome: Optional[str]  # Once completed: resolved (answered from knowledge), transferred (to the agent's transfer_number), me
     transcript: List["ConversationTranscriptItem"]
-    message: Optional[str]
-    duration_seconds: Optional[int]
+    message: Optional[str]  # The message the caller left, when one was taken.
+    duration_seconds: Optional[int]  # From answer to the end of the last turn, once completed.
     engine: Literal["default", "generative"]
     fallbacks: List["ConversationFallbacksItem"]  # Turns where the generative engine failed (time-out, error, bad output) and the default engine answer
     score: Optional["ConversationScore"]
     started_at: str  # RFC 3339 UTC timestamp.
-    ended_at: Optional[str]
-    scored_at: Optional[str]
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
+    scored_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -449,7 +1185,7 @@ class ConversationTranscriptItem(Model):
     text: str
     at: float  # Seconds from the moment the call was answered.
     citations: List[str]  # Knowledge documents (doc_...) the answer was taken from.
-    action: Optional[Literal["greet", "answer", "clarify", "transfer", "message", "end"]]
+    action: Optional[str]  # What the agent did with this turn: greet, answer (from knowledge), clarify (asked or small talk), tr
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("speaker", "speaker", None),
@@ -510,6 +1246,7 @@ class CreateCallRequest(Model):
     timeout: Optional[int] = None  # Seconds to let the call ring before giving up (no_answer).
     time_limit: Optional[int] = None  # Seconds of talk after which the call is hung up (time_limit_reached).
     metadata: Optional[Dict[str, str]] = None  # Up to 20 string key-value pairs for your own use.
+    flow: Optional[List[Any]] = None  # A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated be
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("from_", "from", None),
@@ -519,6 +1256,7 @@ class CreateCallRequest(Model):
         ("timeout", "timeout", None),
         ("time_limit", "time_limit", None),
         ("metadata", "metadata", ("map", None)),
+        ("flow", "flow", ("list", None)),
     )
 
 
@@ -547,10 +1285,10 @@ class CreateKeyResponse(Model):
     scopes: List[str]
     allowed_ips: List[str]  # Empty means any address.
     status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]
+    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     rotated_from: Optional[str]
     created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]
+    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
     secret: str  # The key itself. Shown only in this response: store it now.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -638,7 +1376,7 @@ class CreateWebhookResponse(Model):
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
-    previous_secret_expires_at: Optional[str]  # Until then deliveries also carry a signature made with the previous secret.
+    previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
     secret: str  # The whsec_... signing secret. Shown only in this response: store it now.
@@ -782,41 +1520,6 @@ class GetAccountResponseUsage(Model):
 
 
 @dataclass
-class GetKeyResponse(Model):
-    id: str
-    object: Literal["api_key"]
-    name: str
-    mode: Literal["sandbox", "live"]
-    prefix: str
-    last4: str
-    redacted: str  # Prefix and last four characters; the secret itself is shown only once.
-    scopes: List[str]
-    allowed_ips: List[str]  # Empty means any address.
-    status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
-    rotated_from: Optional[str]
-    created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("object", "object", None),
-        ("name", "name", None),
-        ("mode", "mode", None),
-        ("prefix", "prefix", None),
-        ("last4", "last4", None),
-        ("redacted", "redacted", None),
-        ("scopes", "scopes", ("list", None)),
-        ("allowed_ips", "allowed_ips", ("list", None)),
-        ("status", "status", None),
-        ("expires_at", "expires_at", None),
-        ("rotated_from", "rotated_from", None),
-        ("created_at", "created_at", None),
-        ("revoked_at", "revoked_at", None),
-    )
-
-
-@dataclass
 class GetWebhookDefaultSecretResponse(Model):
     object: Literal["webhook_default_secret"]
     mode: Literal["sandbox", "live"]
@@ -895,7 +1598,7 @@ class Message(Model):
     number_id: str  # The account's number that sent or received the message.
     body: Optional[str]
     media_urls: List[str]
-    template: Optional["MessageTemplate"]
+    template: Optional["MessageTemplate"]  # An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
     status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"]
     encoding: Literal["gsm7", "ucs2"]  # gsm7 unless one character is outside GSM 03.38, then ucs2.
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
@@ -906,11 +1609,11 @@ class Message(Model):
     metadata: Dict[str, str]
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
-    sent_at: Optional[str]
-    delivered_at: Optional[str]
-    read_at: Optional[str]
-    failed_at: Optional[str]
-    received_at: Optional[str]
+    sent_at: Optional[str]  # RFC 3339 UTC timestamp.
+    delivered_at: Optional[str]  # RFC 3339 UTC timestamp.
+    read_at: Optional[str]  # RFC 3339 UTC timestamp.
+    failed_at: Optional[str]  # RFC 3339 UTC timestamp.
+    received_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("id", "id", None),
@@ -943,6 +1646,62 @@ class Message(Model):
 
 
 @dataclass
+class MessageDeliveredEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.delivered"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageDeliveredEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageDeliveredEventData")),
+    )
+
+
+@dataclass
+class MessageDeliveredEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
+class MessageFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageFailedEventData")),
+    )
+
+
+@dataclass
+class MessageFailedEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
 class MessageList(Model):
     object: Literal["list"]
     data: List["Message"]
@@ -954,6 +1713,146 @@ class MessageList(Model):
         ("data", "data", ("list", ("model", "Message"))),
         ("has_more", "has_more", None),
         ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class MessageQueuedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.queued"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageQueuedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageQueuedEventData")),
+    )
+
+
+@dataclass
+class MessageQueuedEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
+class MessageReadEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.read"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageReadEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageReadEventData")),
+    )
+
+
+@dataclass
+class MessageReadEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
+class MessageReceivedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.received"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageReceivedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageReceivedEventData")),
+    )
+
+
+@dataclass
+class MessageReceivedEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
+class MessageSendingEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.sending"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageSendingEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageSendingEventData")),
+    )
+
+
+@dataclass
+class MessageSendingEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
+class MessageSentEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.sent"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageSentEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageSentEventData")),
+    )
+
+
+@dataclass
+class MessageSentEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
     )
 
 
@@ -972,6 +1871,34 @@ class MessageTemplate(Model):
 
 
 @dataclass
+class MessageUndeliveredEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.undelivered"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageUndeliveredEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageUndeliveredEventData")),
+    )
+
+
+@dataclass
+class MessageUndeliveredEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
+    )
+
+
+@dataclass
 class Number(Model):
     id: str
     object: Literal["number"]
@@ -981,7 +1908,7 @@ class Number(Model):
     capabilities: List[Literal["voice", "sms", "mms", "whatsapp"]]
     status: Literal["active", "porting", "released"]
     temporary: bool  # True for a temporary number provisioned while a port-in runs.
-    temporary_for: Optional[str]  # On a temporary number: the number being ported that it stands in for.
+    temporary_for: Optional[str]  # Phone number in E.164 format, e.g. +14155550100.
     port_id: Optional[str]  # The port order that brought this number (ported or temporary).
     friendly_name: Optional[str]
     webhook_url: Optional[str]  # Default webhook_url of messages sent from or received by this number.
@@ -991,7 +1918,7 @@ class Number(Model):
     mode: Literal["sandbox", "live"]
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
-    released_at: Optional[str]
+    released_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("id", "id", None),
@@ -1032,6 +1959,286 @@ class NumberList(Model):
 
 
 @dataclass
+class NumberPortCanceledEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.canceled"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortCanceledEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortCanceledEventData")),
+    )
+
+
+@dataclass
+class NumberPortCanceledEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberPortCompletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.completed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortCompletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortCompletedEventData")),
+    )
+
+
+@dataclass
+class NumberPortCompletedEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberPortedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.ported"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortedEventData")),
+    )
+
+
+@dataclass
+class NumberPortedEventData(Model):
+    object: "Number"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Number")),
+    )
+
+
+@dataclass
+class NumberPortExceptionEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.exception"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortExceptionEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortExceptionEventData")),
+    )
+
+
+@dataclass
+class NumberPortExceptionEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberPortFocScheduledEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.foc_scheduled"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortFocScheduledEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortFocScheduledEventData")),
+    )
+
+
+@dataclass
+class NumberPortFocScheduledEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberPortRejectedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.rejected"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortRejectedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortRejectedEventData")),
+    )
+
+
+@dataclass
+class NumberPortRejectedEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberPortSubmittedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.port.submitted"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberPortSubmittedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberPortSubmittedEventData")),
+    )
+
+
+@dataclass
+class NumberPortSubmittedEventData(Model):
+    object: "Port"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Port")),
+    )
+
+
+@dataclass
+class NumberProvisionedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.provisioned"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberProvisionedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberProvisionedEventData")),
+    )
+
+
+@dataclass
+class NumberProvisionedEventData(Model):
+    object: "Number"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Number")),
+    )
+
+
+@dataclass
+class NumberReleasedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.released"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberReleasedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberReleasedEventData")),
+    )
+
+
+@dataclass
+class NumberReleasedEventData(Model):
+    object: "Number"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Number")),
+    )
+
+
+@dataclass
+class NumberUpdatedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["number.updated"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "NumberUpdatedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "NumberUpdatedEventData")),
+    )
+
+
+@dataclass
+class NumberUpdatedEventData(Model):
+    object: "Number"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Number")),
+    )
+
+
+@dataclass
 class Port(Model):
     id: str
     object: Literal["port"]
@@ -1044,15 +2251,15 @@ class Port(Model):
     authorized_name: str
     service_address: "PortServiceAddress"  # The service address on file with the losing carrier.
     webhook_url: Optional[str]
-    foc_date: Optional[str]  # Firm order commitment: when the numbers move. Set once foc_scheduled.
+    foc_date: Optional[str]  # RFC 3339 UTC timestamp.
     exception: Optional["PortException"]
     rejection_reason: Optional[str]
     failure: Optional["Failure"]  # In exception: what to fix (code and message as in `exception`); rejected: code rejected_by_losing_ca
     submitted_at: str  # RFC 3339 UTC timestamp.
-    foc_scheduled_at: Optional[str]
-    completed_at: Optional[str]
-    canceled_at: Optional[str]
-    rejected_at: Optional[str]
+    foc_scheduled_at: Optional[str]  # RFC 3339 UTC timestamp.
+    completed_at: Optional[str]  # RFC 3339 UTC timestamp.
+    canceled_at: Optional[str]  # RFC 3339 UTC timestamp.
+    rejected_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -1159,7 +2366,7 @@ class Problem(Model):
     title: str
     status: int
     detail: str
-    code: Literal["validation_failed", "malformed_json", "invalid_idempotency_key", "payload_too_large", "unsupported_media_type", "not_found", "route_not_found", "method_not_allowed", "malformed_request", "request_timeout", "uri_too_long", "request_header_fields_too_large", "method_not_implemented", "missing_api_key", "invalid_api_key", "api_key_revoked", "api_key_expired", "insufficient_scope", "ip_not_allowed", "trial_expired", "mode_not_supported", "idempotency_key_reused", "idempotency_key_in_progress", "rate_limited", "concurrent_call_limit", "invalid_state_transition", "conflict", "key_already_revoked", "cannot_revoke_current_key", "scope_not_held", "carrier_not_configured", "carrier_unavailable", "from_number_not_owned", "call_not_in_progress", "call_already_ended", "recording_not_ready", "number_lacks_capability", "whatsapp_window_closed", "to_number_not_owned", "number_not_available", "number_not_active", "port_cancel_too_late", "webhook_url_not_allowed", "webhook_disabled", "delivery_not_replayable", "document_rejected", "agent_not_found", "number_has_no_agent", "agent_paused", "internal_error", "service_unavailable"]
+    code: str  # Stable, machine-readable code; branch on it. The set is open: a new code may be added at any time, s
     request_id: str
     errors: Optional[List["ProblemErrorsItem"]] = None
 
@@ -1178,7 +2385,7 @@ class Problem(Model):
 class ProblemErrorsItem(Model):
     field: str
     message: str
-    code: str
+    code: str  # What is wrong with the field, from one documented set (docs/errors.md); open like Problem.code.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("field", "field", None),
@@ -1318,6 +2525,7 @@ class RecordingRedactionsItem(Model):
 
 @dataclass
 class RecordingTranscript(Model):
+    """Timed transcript, once ready: segment and word times match the audio."""
     segments: List["RecordingTranscriptSegmentsItem"]
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -1391,41 +2599,6 @@ class ReplayWebhookDeliveriesResponse(Model):
 
 
 @dataclass
-class RevokeKeyResponse(Model):
-    id: str
-    object: Literal["api_key"]
-    name: str
-    mode: Literal["sandbox", "live"]
-    prefix: str
-    last4: str
-    redacted: str  # Prefix and last four characters; the secret itself is shown only once.
-    scopes: List[str]
-    allowed_ips: List[str]  # Empty means any address.
-    status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
-    rotated_from: Optional[str]
-    created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("object", "object", None),
-        ("name", "name", None),
-        ("mode", "mode", None),
-        ("prefix", "prefix", None),
-        ("last4", "last4", None),
-        ("redacted", "redacted", None),
-        ("scopes", "scopes", ("list", None)),
-        ("allowed_ips", "allowed_ips", ("list", None)),
-        ("status", "status", None),
-        ("expires_at", "expires_at", None),
-        ("rotated_from", "rotated_from", None),
-        ("created_at", "created_at", None),
-        ("revoked_at", "revoked_at", None),
-    )
-
-
-@dataclass
 class RotateKeyRequest(Model):
     expires_in_seconds: Optional[int] = None  # How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
 
@@ -1457,10 +2630,10 @@ class RotateKeyResponseKey(Model):
     scopes: List[str]
     allowed_ips: List[str]  # Empty means any address.
     status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]
+    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     rotated_from: Optional[str]
     created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]
+    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
     secret: str  # The key itself. Shown only in this response: store it now.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -1529,7 +2702,7 @@ class RotateWebhookSecretResponse(Model):
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
-    previous_secret_expires_at: Optional[str]  # Until then deliveries also carry a signature made with the previous secret.
+    previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
     secret: str  # The whsec_... signing secret. Shown only in this response: store it now.
@@ -1649,7 +2822,7 @@ class SimulateInboundMessageRequest(Model):
 
 @dataclass
 class StartCallRecordingRequest(Model):
-    channels: Optional[Any] = None  # 2 = dual channel (default), 1 = mono.
+    channels: Optional[int] = None  # 2 = dual channel (default), 1 = mono.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("channels", "channels", None),
@@ -1675,8 +2848,8 @@ class UpdateAgentRequest(Model):
     instructions: Optional[str] = None
     language: Optional[str] = None
     voice: Optional[str] = None
-    transfer_number: Optional[Optional[str]] = None
-    business_hours: Optional[Optional["UpdateAgentRequestBusinessHours"]] = None
+    transfer_number: Optional[Optional[str]] = None  # E.164 number callers are transferred to when they ask for a person or the agent cannot help.
+    business_hours: Optional[Optional["UpdateAgentRequestBusinessHours"]] = None  # When the receptionist transfers callers; outside these hours it plays `after_hours_message` and take
     after_hours_message: Optional[Optional[str]] = None
     number_ids: Optional[List[str]] = None  # Numbers this agent answers; replaces the current set on update.
     webhook_url: Optional[Optional[str]] = None
@@ -1724,44 +2897,9 @@ class UpdateKeyRequest(Model):
 
 
 @dataclass
-class UpdateKeyResponse(Model):
-    id: str
-    object: Literal["api_key"]
-    name: str
-    mode: Literal["sandbox", "live"]
-    prefix: str
-    last4: str
-    redacted: str  # Prefix and last four characters; the secret itself is shown only once.
-    scopes: List[str]
-    allowed_ips: List[str]  # Empty means any address.
-    status: Literal["active", "revoked", "expired"]
-    expires_at: Optional[str]  # RFC 3339 UTC timestamp.
-    rotated_from: Optional[str]
-    created_at: str  # RFC 3339 UTC timestamp.
-    revoked_at: Optional[str]  # RFC 3339 UTC timestamp.
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("object", "object", None),
-        ("name", "name", None),
-        ("mode", "mode", None),
-        ("prefix", "prefix", None),
-        ("last4", "last4", None),
-        ("redacted", "redacted", None),
-        ("scopes", "scopes", ("list", None)),
-        ("allowed_ips", "allowed_ips", ("list", None)),
-        ("status", "status", None),
-        ("expires_at", "expires_at", None),
-        ("rotated_from", "rotated_from", None),
-        ("created_at", "created_at", None),
-        ("revoked_at", "revoked_at", None),
-    )
-
-
-@dataclass
 class UpdateNumberRequest(Model):
     friendly_name: Optional[Optional[str]] = None
-    webhook_url: Optional[Optional[str]] = None
+    webhook_url: Optional[Optional[str]] = None  # An http(s) URL that receives this resource's events, signed with the account's default secret.
     agent_id: Optional[Optional[str]] = None
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -1835,12 +2973,12 @@ class WebhookDelivery(Model):
     status: Literal["pending", "succeeded", "failed", "dead"]  # pending: waiting for an attempt; succeeded; dead: dead-lettered after the last attempt; failed: stop
     attempt_count: int
     replay_count: int
-    next_attempt_at: Optional[str]
-    last_attempt_at: Optional[str]
+    next_attempt_at: Optional[str]  # RFC 3339 UTC timestamp.
+    last_attempt_at: Optional[str]  # RFC 3339 UTC timestamp.
     last_status_code: Optional[int]
     last_error: Optional[str]
-    succeeded_at: Optional[str]
-    dead_lettered_at: Optional[str]
+    succeeded_at: Optional[str]  # RFC 3339 UTC timestamp.
+    dead_lettered_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     attempts: List["WebhookDeliveryAttemptsItem"]
 
@@ -1875,7 +3013,7 @@ class WebhookDeliveryAttemptsItem(Model):
     latency_ms: int
     response_excerpt: Optional[str]  # The first 4 KiB of the response body.
     error: Optional[str]
-    next_attempt_at: Optional[str]
+    next_attempt_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("attempt", "attempt", None),
@@ -1913,7 +3051,7 @@ class WebhookEndpoint(Model):
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
-    previous_secret_expires_at: Optional[str]  # Until then deliveries also carry a signature made with the previous secret.
+    previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -1948,34 +3086,6 @@ class WebhookEndpointList(Model):
 
 
 @dataclass
-class WebhookEvent(Model):
-    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-    type: Literal["call.queued"]
-    created_at: str
-    mode: Literal["sandbox", "live"]
-    sequence: int  # Per-resource order of events: 1, 2, 3, ...
-    data: "WebhookEventData"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("type", "type", None),
-        ("created_at", "created_at", None),
-        ("mode", "mode", None),
-        ("sequence", "sequence", None),
-        ("data", "data", ("model", "WebhookEventData")),
-    )
-
-
-@dataclass
-class WebhookEventData(Model):
-    object: "Call"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", ("model", "Call")),
-    )
-
-
-@dataclass
 class WebhookTest(Model):
     id: str  # The id of the webhook endpoint tested.
     object: Literal["webhook_test"]
@@ -1990,6 +3100,34 @@ class WebhookTest(Model):
     )
 
 
+@dataclass
+class WebhookTestEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["webhook.test"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "WebhookTestEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "WebhookTestEventData")),
+    )
+
+
+@dataclass
+class WebhookTestEventData(Model):
+    object: "WebhookTest"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "WebhookTest")),
+    )
+
+
 EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
@@ -2000,12 +3138,64 @@ register_models({
     "AgentBusinessHours": AgentBusinessHours,
     "AgentKnowledge": AgentKnowledge,
     "AgentList": AgentList,
+    "AiAgentCreatedEvent": AiAgentCreatedEvent,
+    "AiAgentCreatedEventData": AiAgentCreatedEventData,
+    "AiAgentDeletedEvent": AiAgentDeletedEvent,
+    "AiAgentDeletedEventData": AiAgentDeletedEventData,
+    "AiAgentUpdatedEvent": AiAgentUpdatedEvent,
+    "AiAgentUpdatedEventData": AiAgentUpdatedEventData,
+    "AiConversationCompletedEvent": AiConversationCompletedEvent,
+    "AiConversationCompletedEventData": AiConversationCompletedEventData,
+    "AiConversationScoredEvent": AiConversationScoredEvent,
+    "AiConversationScoredEventData": AiConversationScoredEventData,
+    "AiConversationStartedEvent": AiConversationStartedEvent,
+    "AiConversationStartedEventData": AiConversationStartedEventData,
+    "AiKnowledgeFailedEvent": AiKnowledgeFailedEvent,
+    "AiKnowledgeFailedEventData": AiKnowledgeFailedEventData,
+    "AiKnowledgeReadyEvent": AiKnowledgeReadyEvent,
+    "AiKnowledgeReadyEventData": AiKnowledgeReadyEventData,
     "ApiKey": ApiKey,
     "ApiKeyList": ApiKeyList,
     "AvailableNumber": AvailableNumber,
     "AvailableNumberList": AvailableNumberList,
     "Call": Call,
+    "CallAnsweredEvent": CallAnsweredEvent,
+    "CallAnsweredEventData": CallAnsweredEventData,
+    "CallBusyEvent": CallBusyEvent,
+    "CallBusyEventData": CallBusyEventData,
+    "CallCanceledEvent": CallCanceledEvent,
+    "CallCanceledEventData": CallCanceledEventData,
+    "CallCompletedEvent": CallCompletedEvent,
+    "CallCompletedEventData": CallCompletedEventData,
+    "CallFailedEvent": CallFailedEvent,
+    "CallFailedEventData": CallFailedEventData,
+    "CallFlow": CallFlow,
+    "CallFlowLogItem": CallFlowLogItem,
     "CallList": CallList,
+    "CallNoAnswerEvent": CallNoAnswerEvent,
+    "CallNoAnswerEventData": CallNoAnswerEventData,
+    "CallQueuedEvent": CallQueuedEvent,
+    "CallQueuedEventData": CallQueuedEventData,
+    "CallRecordingFailedEvent": CallRecordingFailedEvent,
+    "CallRecordingFailedEventData": CallRecordingFailedEventData,
+    "CallRecordingPausedEvent": CallRecordingPausedEvent,
+    "CallRecordingPausedEventData": CallRecordingPausedEventData,
+    "CallRecordingReadyEvent": CallRecordingReadyEvent,
+    "CallRecordingReadyEventData": CallRecordingReadyEventData,
+    "CallRecordingRedactedEvent": CallRecordingRedactedEvent,
+    "CallRecordingRedactedEventData": CallRecordingRedactedEventData,
+    "CallRecordingResumedEvent": CallRecordingResumedEvent,
+    "CallRecordingResumedEventData": CallRecordingResumedEventData,
+    "CallRecordingStartedEvent": CallRecordingStartedEvent,
+    "CallRecordingStartedEventData": CallRecordingStartedEventData,
+    "CallRecordingStoppedEvent": CallRecordingStoppedEvent,
+    "CallRecordingStoppedEventData": CallRecordingStoppedEventData,
+    "CallRingingEvent": CallRingingEvent,
+    "CallRingingEventData": CallRingingEventData,
+    "CallTransferFailedEvent": CallTransferFailedEvent,
+    "CallTransferFailedEventData": CallTransferFailedEventData,
+    "CallTransferredEvent": CallTransferredEvent,
+    "CallTransferredEventData": CallTransferredEventData,
     "CallTransfersItem": CallTransfersItem,
     "Conversation": Conversation,
     "ConversationFallbacksItem": ConversationFallbacksItem,
@@ -2034,15 +3224,50 @@ register_models({
     "GetAccountResponse": GetAccountResponse,
     "GetAccountResponseLimits": GetAccountResponseLimits,
     "GetAccountResponseUsage": GetAccountResponseUsage,
-    "GetKeyResponse": GetKeyResponse,
     "GetWebhookDefaultSecretResponse": GetWebhookDefaultSecretResponse,
     "KnowledgeDocument": KnowledgeDocument,
     "KnowledgeDocumentList": KnowledgeDocumentList,
     "Message": Message,
+    "MessageDeliveredEvent": MessageDeliveredEvent,
+    "MessageDeliveredEventData": MessageDeliveredEventData,
+    "MessageFailedEvent": MessageFailedEvent,
+    "MessageFailedEventData": MessageFailedEventData,
     "MessageList": MessageList,
+    "MessageQueuedEvent": MessageQueuedEvent,
+    "MessageQueuedEventData": MessageQueuedEventData,
+    "MessageReadEvent": MessageReadEvent,
+    "MessageReadEventData": MessageReadEventData,
+    "MessageReceivedEvent": MessageReceivedEvent,
+    "MessageReceivedEventData": MessageReceivedEventData,
+    "MessageSendingEvent": MessageSendingEvent,
+    "MessageSendingEventData": MessageSendingEventData,
+    "MessageSentEvent": MessageSentEvent,
+    "MessageSentEventData": MessageSentEventData,
     "MessageTemplate": MessageTemplate,
+    "MessageUndeliveredEvent": MessageUndeliveredEvent,
+    "MessageUndeliveredEventData": MessageUndeliveredEventData,
     "Number": Number,
     "NumberList": NumberList,
+    "NumberPortCanceledEvent": NumberPortCanceledEvent,
+    "NumberPortCanceledEventData": NumberPortCanceledEventData,
+    "NumberPortCompletedEvent": NumberPortCompletedEvent,
+    "NumberPortCompletedEventData": NumberPortCompletedEventData,
+    "NumberPortedEvent": NumberPortedEvent,
+    "NumberPortedEventData": NumberPortedEventData,
+    "NumberPortExceptionEvent": NumberPortExceptionEvent,
+    "NumberPortExceptionEventData": NumberPortExceptionEventData,
+    "NumberPortFocScheduledEvent": NumberPortFocScheduledEvent,
+    "NumberPortFocScheduledEventData": NumberPortFocScheduledEventData,
+    "NumberPortRejectedEvent": NumberPortRejectedEvent,
+    "NumberPortRejectedEventData": NumberPortRejectedEventData,
+    "NumberPortSubmittedEvent": NumberPortSubmittedEvent,
+    "NumberPortSubmittedEventData": NumberPortSubmittedEventData,
+    "NumberProvisionedEvent": NumberProvisionedEvent,
+    "NumberProvisionedEventData": NumberProvisionedEventData,
+    "NumberReleasedEvent": NumberReleasedEvent,
+    "NumberReleasedEventData": NumberReleasedEventData,
+    "NumberUpdatedEvent": NumberUpdatedEvent,
+    "NumberUpdatedEventData": NumberUpdatedEventData,
     "Port": Port,
     "PortException": PortException,
     "PortList": PortList,
@@ -2064,7 +3289,6 @@ register_models({
     "RedactRecordingRequest": RedactRecordingRequest,
     "ReplayWebhookDeliveriesRequest": ReplayWebhookDeliveriesRequest,
     "ReplayWebhookDeliveriesResponse": ReplayWebhookDeliveriesResponse,
-    "RevokeKeyResponse": RevokeKeyResponse,
     "RotateKeyRequest": RotateKeyRequest,
     "RotateKeyResponse": RotateKeyResponse,
     "RotateKeyResponseKey": RotateKeyResponseKey,
@@ -2083,7 +3307,6 @@ register_models({
     "UpdateAgentRequest": UpdateAgentRequest,
     "UpdateAgentRequestBusinessHours": UpdateAgentRequestBusinessHours,
     "UpdateKeyRequest": UpdateKeyRequest,
-    "UpdateKeyResponse": UpdateKeyResponse,
     "UpdateNumberRequest": UpdateNumberRequest,
     "UpdatePortRequest": UpdatePortRequest,
     "UpdatePortRequestServiceAddress": UpdatePortRequestServiceAddress,
@@ -2093,7 +3316,7 @@ register_models({
     "WebhookDeliveryList": WebhookDeliveryList,
     "WebhookEndpoint": WebhookEndpoint,
     "WebhookEndpointList": WebhookEndpointList,
-    "WebhookEvent": WebhookEvent,
-    "WebhookEventData": WebhookEventData,
     "WebhookTest": WebhookTest,
+    "WebhookTestEvent": WebhookTestEvent,
+    "WebhookTestEventData": WebhookTestEventData,
 })

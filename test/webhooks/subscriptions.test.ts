@@ -115,7 +115,9 @@ describe('webhook subscriptions', () => {
     for (const type of ['call.completed', 'call.recording.ready', 'message.delivered', 'ai.conversation.scored', 'number.ported', 'webhook.test']) {
       assert.ok(doc.webhooks[type], type);
     }
-    const test = doc.webhooks['webhook.test'].post.requestBody.content['application/json'].schema;
+    // Each event's payload is a named component (generators give it a type of its own).
+    const ref = doc.webhooks['webhook.test'].post.requestBody.content['application/json'].schema.$ref as string;
+    const test = doc.components.schemas[ref.replace('#/components/schemas/', '')];
     assert.equal(test.properties.data.properties.object.$ref, '#/components/schemas/WebhookTest');
     assert.ok(doc.paths['/v1/webhooks/dead_letters']);
     assert.ok(doc.paths['/v1/events/{id}/deliveries']);

@@ -115,6 +115,34 @@ type recordingProxy struct {
 	*httptest.Server
 	mu   sync.Mutex
 	seen []seenRequest
+	// failKey ("METHOD /path"): its first failTimes requests are answered with a failStatus
+	// problem and never reach the server, as when the server (or its gateway) fails.
+	failKey    string
+	failStatus int
+	failTimes  int
+}
+
+// failFirst makes the proxy answer the first `times` requests to key with a `status` problem.
+func (p *recordingProxy) failFirst(key string, status, times int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failKey, p.failStatus, p.failTimes = key, status, times
+}
+
+// answerProblem writes the problem a failing server answers with, headers included.
+func answerProblem(w http.ResponseWriter, status int, requestID string) {
+	code := "internal_error"
+	if status == http.StatusServiceUnavailable {
+		code = "service_unavailable"
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Request-Id", requestID)
+	// what the server's own 5xx carries, like every response
+	w.Header().Set("X-Switchboard-RateLimit-Remaining", "99")
+	w.Header().Set("X-Switchboard-RateLimit-Reset", "0")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"type":"https://switchboard.dev/problems/%s","title":"%s","status":%d,"detail":"the proxy answered %d in place of the server","code":"%s","request_id":"%s"}`,
+		code, code, status, status, code, requestID)
 }
 
 func startRecordingProxy(target, dropFirstSuccessOf string) *recordingProxy {
@@ -122,6 +150,16 @@ func startRecordingProxy(target, dropFirstSuccessOf string) *recordingProxy {
 	dropped := false
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		p.mu.Lock()
+		if p.failTimes > 0 && p.failKey == req.Method+" "+req.URL.Path {
+			p.failTimes--
+			p.seen = append(p.seen, seenRequest{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Status: p.failStatus})
+			status, n := p.failStatus, len(p.seen)
+			p.mu.Unlock()
+			answerProblem(w, status, fmt.Sprintf("req_proxy_%d", n))
+			return
+		}
+		p.mu.Unlock()
 		up, err := http.NewRequest(req.Method, target+req.URL.RequestURI(), bytes.NewReader(body))
 		if err != nil {
 			panic(err)

@@ -234,6 +234,16 @@ func TestErrorClasses(t *testing.T) {
 		_, err := client(kit.LiveKey, sb.WithMaxRetries(0)).CreateCall(ctx, &sb.CreateCallRequest{From: "+14155550100", To: "+14155550101"})
 		expectProblem[*sb.UnprocessableEntityError](t, err, 422, "carrier_not_configured")
 	})
+	t.Run("5xx InternalServerError with the code, request id and headers (no retries)", func(t *testing.T) {
+		proxy := startRecordingProxy(kit.URL, "")
+		defer proxy.Close()
+		proxy.failFirst("GET /v1/account", 500, 1)
+		_, err := sb.NewClient(kit.SandboxKey, sb.WithBaseURL(proxy.URL), sb.WithMaxRetries(0)).GetAccount(ctx)
+		p := expectProblem[*sb.InternalServerError](t, err, 500, "internal_error")
+		if p.RequestID != "req_proxy_1" || len(proxy.requests("GET", "/v1/account")) != 1 {
+			t.Fatalf("request id %q, attempts %d", p.RequestID, len(proxy.requests("GET", "/v1/account")))
+		}
+	})
 	t.Run("ConnectionError when nothing listens", func(t *testing.T) {
 		nowhere := sb.NewClient(kit.SandboxKey, sb.WithBaseURL(closedPortURL()), sb.WithMaxRetries(1), sb.WithRetryDelays(10*time.Millisecond, time.Second))
 		_, err := nowhere.GetAccount(ctx)
@@ -273,6 +283,35 @@ func TestRateLimitRetryReusesTheIdempotencyKeyAndCreatesOneCall(t *testing.T) {
 		t.Fatalf("key %q, user agent %q", key, attempts[0].Header.Get("User-Agent"))
 	}
 	calls, err := limited.ListCallsAutoPaging(ctx, &sb.ListCallsParams{Limit: sb.Int(100)}).All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0].ID != call.ID {
+		t.Fatalf("calls %v", calls)
+	}
+}
+
+func TestServiceUnavailableIsRetriedWithOneIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	proxy := startRecordingProxy(kit.URL, "")
+	defer proxy.Close()
+	proxy.failFirst("POST /v1/calls", 503, 2)
+	c := sb.NewClient(kit.SandboxKey, sb.WithBaseURL(proxy.URL), sb.WithRetryDelays(50*time.Millisecond, time.Second))
+	to := "+14155550165"
+	call, err := c.CreateCall(ctx, &sb.CreateCallRequest{From: kit.SandboxNumber, To: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := proxy.requests("POST", "/v1/calls")
+	if len(attempts) != 3 || attempts[0].Status != 503 || attempts[1].Status != 503 || attempts[2].Status != 200 {
+		t.Fatalf("attempts %+v", attempts)
+	}
+	for _, a := range attempts {
+		if a.Header.Get("Idempotency-Key") != attempts[0].Header.Get("Idempotency-Key") {
+			t.Fatalf("keys differ: %+v", attempts)
+		}
+	}
+	calls, err := c.ListCallsAutoPaging(ctx, &sb.ListCallsParams{To: sb.String(to)}).All()
 	if err != nil {
 		t.Fatal(err)
 	}

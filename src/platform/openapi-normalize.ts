@@ -197,6 +197,9 @@ function normalizeOperation(doc: Schema, path: string, method: string, op: Schem
   // Inline rather than a $ref to components.parameters: simpler for generators, same meaning.
   if (write) op.parameters = [...(op.parameters ?? []), { ...IDEMPOTENCY_KEY }];
 
+  // A body every field of which is optional may be left out (the server reads it as {}).
+  if (op['x-body-optional'] && op.requestBody) op.requestBody.required = false;
+  delete op['x-body-optional'];
   const body = op.requestBody?.content?.['application/json'];
   if (body?.schema) body.schema = nameSchema(doc, `${operationName}Request`, withExamples(body.schema, '', op.operationId), moduleComponents);
 

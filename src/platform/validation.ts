@@ -39,6 +39,20 @@ export function defaultEmptyBody(request: { body: unknown }, _reply: unknown, do
   done();
 }
 
+/**
+ * Whether a body schema accepts `{}`: then a client may send no body at all (the server reads
+ * it as `{}`, see defaultEmptyBody), and the OpenAPI document says the body is optional so
+ * the SDKs do not demand one. A schema the body validator cannot compile alone (it refers to
+ * shared schemas) counts as requiring a body.
+ */
+export function acceptsEmptyBody(schema: unknown): boolean {
+  try {
+    return bodyAjv.compile(structuredClone(schema) as object)({}) === true;
+  } catch {
+    return false;
+  }
+}
+
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
 

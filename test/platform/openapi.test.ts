@@ -159,6 +159,17 @@ describe('OpenAPI document', () => {
     assert.ok(doc.components.schemas.CreateCallRequest.properties.from);
   });
 
+  test('a request body is optional exactly where the server accepts none (SDKs then do not demand one)', async () => {
+    const optional = operations().filter(({ op }) => op.requestBody?.required === false).map(({ op }) => op.operationId);
+    for (const id of ['rotateKey', 'rotateWebhookSecret', 'rotateWebhookDefaultSecret', 'updateWebhook', 'createKey']) assert.ok(optional.includes(id), `${id} body is optional`);
+    for (const id of ['createCall', 'sendMessage', 'advanceSandboxClock', 'createWebhook']) assert.ok(!optional.includes(id), `${id} body is required`);
+    const api = t.as(acct.keys.sandbox);
+    const key = await api.post('/v1/keys', { name: 'rotated without a body' });
+    assert.equal((await t.request('POST', `/v1/keys/${key.body.id}/rotate`, { key: acct.keys.sandbox })).status, 200);
+    const advance = await t.request('POST', '/v1/sandbox/clock/advance', { key: acct.keys.sandbox });
+    assert.equal(advance.status, 400);
+  });
+
   test('enums are `enum`, and nullability is said one way', () => {
     for (const [pointer, node] of schemaNodes(doc)) {
       assert.equal(node.const, undefined, `${pointer} uses enum, not const`);

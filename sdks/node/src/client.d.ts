@@ -303,7 +303,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  createKey(body: CreateKeyRequest, options?: RequestOptions): Promise<WithResponse<CreateKeyResponse>>;
+  createKey(body?: CreateKeyRequest, options?: RequestOptions): Promise<WithResponse<CreateKeyResponse>>;
   /**
    * Fetch an API key
    *
@@ -319,7 +319,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  updateKey(id: string, body: UpdateKeyRequest, options?: RequestOptions): Promise<WithResponse<ApiKey>>;
+  updateKey(id: string, body?: UpdateKeyRequest, options?: RequestOptions): Promise<WithResponse<ApiKey>>;
   /**
    * Rotate a key: a new secret now, the old one expires after a grace period
    *
@@ -327,7 +327,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  rotateKey(id: string, body: RotateKeyRequest, options?: RequestOptions): Promise<WithResponse<RotateKeyResponse>>;
+  rotateKey(id: string, body?: RotateKeyRequest, options?: RequestOptions): Promise<WithResponse<RotateKeyResponse>>;
   /**
    * Revoke a key at once
    *
@@ -383,7 +383,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  rotateWebhookDefaultSecret(body: RotateWebhookDefaultSecretRequest, options?: RequestOptions): Promise<WithResponse<RotateWebhookDefaultSecretResponse>>;
+  rotateWebhookDefaultSecret(body?: RotateWebhookDefaultSecretRequest, options?: RequestOptions): Promise<WithResponse<RotateWebhookDefaultSecretResponse>>;
   /**
    * Deliveries that failed every scheduled attempt, newest first
    *
@@ -415,7 +415,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  updateWebhook(id: string, body: UpdateWebhookRequest, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>>;
+  updateWebhook(id: string, body?: UpdateWebhookRequest, options?: RequestOptions): Promise<WithResponse<WebhookEndpoint>>;
   /**
    * Delete a webhook endpoint (its delivery history stays readable via events)
    *
@@ -431,7 +431,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  rotateWebhookSecret(id: string, body: RotateWebhookSecretRequest, options?: RequestOptions): Promise<WithResponse<RotateWebhookSecretResponse>>;
+  rotateWebhookSecret(id: string, body?: RotateWebhookSecretRequest, options?: RequestOptions): Promise<WithResponse<RotateWebhookSecretResponse>>;
   /**
    * Send a webhook.test event to this endpoint only
    *
@@ -505,7 +505,7 @@ export class Switchboard {
    *
    * Required scope: `numbers:write`.
    */
-  updateNumber(id: string, body: UpdateNumberRequest, options?: RequestOptions): Promise<WithResponse<Number>>;
+  updateNumber(id: string, body?: UpdateNumberRequest, options?: RequestOptions): Promise<WithResponse<Number>>;
   /**
    * Release a number
    *
@@ -545,7 +545,7 @@ export class Switchboard {
    *
    * Required scope: `numbers:write`.
    */
-  updatePort(id: string, body: UpdatePortRequest, options?: RequestOptions): Promise<WithResponse<Port>>;
+  updatePort(id: string, body?: UpdatePortRequest, options?: RequestOptions): Promise<WithResponse<Port>>;
   /**
    * Cancel a port-in order (refused within 48 h of its FOC date)
    *
@@ -669,7 +669,7 @@ export class Switchboard {
    *
    * Required scope: `recordings:write`.
    */
-  startCallRecording(id: string, body: StartCallRecordingRequest, options?: RequestOptions): Promise<WithResponse<Recording>>;
+  startCallRecording(id: string, body?: StartCallRecordingRequest, options?: RequestOptions): Promise<WithResponse<Recording>>;
   /**
    * List recordings, newest first
    *
@@ -725,7 +725,7 @@ export class Switchboard {
    *
    * Required scope: `recordings:write`.
    */
-  redactRecording(id: string, body: RedactRecordingRequest, options?: RequestOptions): Promise<WithResponse<Recording>>;
+  redactRecording(id: string, body?: RedactRecordingRequest, options?: RequestOptions): Promise<WithResponse<Recording>>;
   /**
    * List AI agents, newest first
    *
@@ -759,7 +759,7 @@ export class Switchboard {
    *
    * Required scope: `ai:write`.
    */
-  updateAgent(id: string, body: UpdateAgentRequest, options?: RequestOptions): Promise<WithResponse<Agent>>;
+  updateAgent(id: string, body?: UpdateAgentRequest, options?: RequestOptions): Promise<WithResponse<Agent>>;
   /**
    * Delete an AI agent: unassigns its numbers and removes its knowledge; its conversations stay
    *

@@ -45,7 +45,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  createKey(body, options) {
+  createKey(body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/keys`, body }, options);
   }
 
@@ -67,7 +67,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  updateKey(id, body, options) {
+  updateKey(id, body = {}, options) {
     return this.send({ method: 'PATCH', path: `/v1/keys/${encodeURIComponent(id)}`, body }, options);
   }
 
@@ -78,7 +78,7 @@ export class Switchboard {
    *
    * Required scope: `keys:write`.
    */
-  rotateKey(id, body, options) {
+  rotateKey(id, body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/keys/${encodeURIComponent(id)}/rotate`, body }, options);
   }
 
@@ -155,7 +155,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  rotateWebhookDefaultSecret(body, options) {
+  rotateWebhookDefaultSecret(body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/webhooks/default_secret/rotate`, body }, options);
   }
 
@@ -199,7 +199,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  updateWebhook(id, body, options) {
+  updateWebhook(id, body = {}, options) {
     return this.send({ method: 'PATCH', path: `/v1/webhooks/${encodeURIComponent(id)}`, body }, options);
   }
 
@@ -221,7 +221,7 @@ export class Switchboard {
    *
    * Required scope: `webhooks:write`.
    */
-  rotateWebhookSecret(id, body, options) {
+  rotateWebhookSecret(id, body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/webhooks/${encodeURIComponent(id)}/rotate_secret`, body }, options);
   }
 
@@ -322,7 +322,7 @@ export class Switchboard {
    *
    * Required scope: `numbers:write`.
    */
-  updateNumber(id, body, options) {
+  updateNumber(id, body = {}, options) {
     return this.send({ method: 'PATCH', path: `/v1/numbers/${encodeURIComponent(id)}`, body }, options);
   }
 
@@ -377,7 +377,7 @@ export class Switchboard {
    *
    * Required scope: `numbers:write`.
    */
-  updatePort(id, body, options) {
+  updatePort(id, body = {}, options) {
     return this.send({ method: 'PATCH', path: `/v1/numbers/ports/${encodeURIComponent(id)}`, body }, options);
   }
 
@@ -546,7 +546,7 @@ export class Switchboard {
    *
    * Required scope: `recordings:write`.
    */
-  startCallRecording(id, body, options) {
+  startCallRecording(id, body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/recordings`, body }, options);
   }
 
@@ -623,7 +623,7 @@ export class Switchboard {
    *
    * Required scope: `recordings:write`.
    */
-  redactRecording(id, body, options) {
+  redactRecording(id, body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/recordings/${encodeURIComponent(id)}/redact`, body }, options);
   }
 
@@ -669,7 +669,7 @@ export class Switchboard {
    *
    * Required scope: `ai:write`.
    */
-  updateAgent(id, body, options) {
+  updateAgent(id, body = {}, options) {
     return this.send({ method: 'PATCH', path: `/v1/ai/agents/${encodeURIComponent(id)}`, body }, options);
   }
 

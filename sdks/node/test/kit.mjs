@@ -68,19 +68,32 @@ export async function startReceiver() {
 }
 
 /**
- * Forwards to `target`, recording each request's method, path, headers and the status answered.
- * `dropFirstSuccessOf` names a "METHOD /path": the first 2xx answer to it is swallowed and the
- * client's connection destroyed, as when a network fails after the server did the work.
+ * Forwards to `target`, recording each request. `dropFirstSuccessOf` ("METHOD /path"): the first
+ * 2xx answer to it is swallowed and the connection closed. `failFirst` ({key, status, times}): the
+ * first `times` requests to `key` are answered with that 5xx problem and never reach the server,
+ * as when the server (or its gateway) fails.
  */
-export async function startRecordingProxy(target, { dropFirstSuccessOf } = {}) {
+export async function startRecordingProxy(target, { dropFirstSuccessOf, failFirst } = {}) {
   const seen = [];
   let dropped = false;
+  let failed = 0;
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const entry = { method: req.method, path: req.url, headers: req.headers, status: null };
       seen.push(entry);
+      if (failFirst && failed < failFirst.times && failFirst.key === `${req.method} ${req.url.split('?')[0]}`) {
+        failed++;
+        entry.status = failFirst.status;
+        res.writeHead(failFirst.status, {
+          'content-type': 'application/problem+json', 'x-request-id': `req_proxy_${failed}`,
+          // what the server's own 5xx carries, like every response
+          'x-switchboard-ratelimit-remaining': '99', 'x-switchboard-ratelimit-reset': '0',
+        });
+        res.end(JSON.stringify(serverProblem(failFirst.status, `req_proxy_${failed}`)));
+        return;
+      }
       const upstream = httpRequest(target + req.url, { method: req.method, headers: req.headers }, (up) => {
         const body = [];
         up.on('data', (c) => body.push(c));
@@ -106,6 +119,13 @@ export async function startRecordingProxy(target, { dropFirstSuccessOf } = {}) {
     seen,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
+}
+
+/** The problem a failing server (or the gateway in front of it) answers with. */
+function serverProblem(status, requestId) {
+  const code = status === 503 ? 'service_unavailable' : 'internal_error';
+  return { type: `https://switchboard.dev/problems/${code}`, title: code === 'internal_error' ? 'Internal error' : 'Service unavailable',
+    status, detail: `the proxy answered ${status} in place of the server`, code, request_id: requestId };
 }
 
 /** Accepts connections and never answers: every request to it times out. */

@@ -130,6 +130,19 @@ describe('errors', () => {
     await expectProblem(live.createCall({ from: '+14155550100', to: '+14155550101' }), UnprocessableEntityError, 422, 'carrier_not_configured');
   });
 
+  test('5xx InternalServerError with the code, request id and headers of the problem (no retries)', async () => {
+    const proxy = await startRecordingProxy(kit.url, { failFirst: { key: 'GET /v1/account', status: 500, times: 1 } });
+    try {
+      const sdk = new Switchboard({ apiKey: kit.sandbox_key, baseUrl: proxy.url, maxRetries: 0 });
+      const error = await expectProblem(sdk.getAccount(), InternalServerError, 500, 'internal_error');
+      assert.equal(error.requestId, 'req_proxy_1');
+      assert.equal(error.headers.get('x-request-id'), 'req_proxy_1');
+      assert.equal(proxy.seen.length, 1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('APIConnectionError when nothing listens', async () => {
     const nowhere = new Switchboard({ apiKey: kit.sandbox_key, baseUrl: await closedPortUrl(), maxRetries: 1, initialRetryDelay: 10 });
     const error = await nowhere.getAccount().catch((e) => e);
@@ -157,6 +170,22 @@ describe('retries and idempotency', () => {
       assert.match(attempts[0].headers['user-agent'], new RegExp(`^switchboard-node/${SDK_VERSION.replace(/\./g, '\\.')} `));
 
       const calls = await limited.listCalls({ limit: 100 }).toArray();
+      assert.deepEqual(calls.map((c) => c.id), [call.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a 503 is retried with the same Idempotency-Key until the server answers: one call', async () => {
+    const proxy = await startRecordingProxy(kit.url, { failFirst: { key: 'POST /v1/calls', status: 503, times: 2 } });
+    try {
+      const sdk = new Switchboard({ apiKey: kit.sandbox_key, baseUrl: proxy.url, initialRetryDelay: 50 });
+      const to = '+14155550163';
+      const call = await sdk.createCall({ from: kit.sandbox_number, to });
+      const attempts = proxy.seen.filter((r) => r.method === 'POST' && r.path === '/v1/calls');
+      assert.deepEqual(attempts.map((a) => a.status), [503, 503, 200]);
+      assert.equal(new Set(attempts.map((a) => a.headers['idempotency-key'])).size, 1);
+      const calls = await client.listCalls({ to }).toArray();
       assert.deepEqual(calls.map((c) => c.id), [call.id]);
     } finally {
       await proxy.close();

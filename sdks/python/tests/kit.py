@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -87,13 +87,15 @@ class Receiver:
 class RecordingProxy:
     """Forwards to `target`, recording each request (method, path, headers) and the status answered.
     `drop_first_success_of` ("METHOD /path"): the first 2xx answer to it is swallowed and the
-    connection closed, as when the network fails after the server did the work."""
+    connection closed, as when the network fails after the server did the work.
+    `fail_first` ("METHOD /path", status, times): the first `times` requests to it are answered
+    with that 5xx problem and never reach the server, as when the server (or its gateway) fails."""
 
-    def __init__(self, target: str, drop_first_success_of: Optional[str] = None) -> None:
+    def __init__(self, target: str, drop_first_success_of: Optional[str] = None, fail_first: Optional[Tuple[str, int, int]] = None) -> None:
         self.seen: List[Dict[str, Any]] = []
         host, port = target.replace("http://", "").split(":")
         proxy = self
-        state = {"dropped": False}
+        state = {"dropped": False, "failed": 0}
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -102,6 +104,11 @@ class RecordingProxy:
                 body = self.rfile.read(int(self.headers.get("content-length") or 0))
                 entry: Dict[str, Any] = {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "status": None}
                 proxy.seen.append(entry)
+                if fail_first and state["failed"] < fail_first[2] and fail_first[0] == f"{self.command} {self.path.split('?')[0]}":
+                    state["failed"] += 1
+                    entry["status"] = fail_first[1]
+                    self._answer_problem(fail_first[1], f"req_proxy_{state['failed']}")
+                    return
                 upstream = http.client.HTTPConnection(host, int(port), timeout=30)
                 upstream.request(self.command, self.path, body=body or None, headers={k: v for k, v in self.headers.items()})
                 res = upstream.getresponse()
@@ -118,6 +125,20 @@ class RecordingProxy:
                 for name, value in res.getheaders():
                     if name.lower() not in ("transfer-encoding", "connection", "content-length"):
                         self.send_header(name, value)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _answer_problem(self, status: int, request_id: str) -> None:
+                code = "service_unavailable" if status == 503 else "internal_error"
+                data = json.dumps({"type": f"https://switchboard.dev/problems/{code}", "title": code.replace("_", " ").capitalize(), "status": status,
+                                   "detail": f"the proxy answered {status} in place of the server", "code": code, "request_id": request_id}).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/problem+json")
+                self.send_header("x-request-id", request_id)
+                # what the server's own 5xx carries, like every response
+                self.send_header("x-switchboard-ratelimit-remaining", "99")
+                self.send_header("x-switchboard-ratelimit-reset", "0")
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

@@ -151,6 +151,15 @@ class ErrorTests(unittest.TestCase):
         live = client(api_key=server.live_key, max_retries=0)
         self.expect_problem(lambda: live.create_call(from_="+14155550100", to="+14155550101"), UnprocessableEntityError, 422, "carrier_not_configured")
 
+    def test_5xx_internal_server_error_with_code_request_id_and_headers(self) -> None:
+        proxy = kit.RecordingProxy(server.url, fail_first=("GET /v1/account", 500, 1))
+        try:
+            error = self.expect_problem(lambda: client(base_url=proxy.url, max_retries=0).get_account(), InternalServerError, 500, "internal_error")
+            self.assertEqual(error.request_id, "req_proxy_1")
+            self.assertEqual(len(proxy.seen), 1)
+        finally:
+            proxy.close()
+
     def test_connection_error_when_nothing_listens(self) -> None:
         nowhere = client(base_url=kit.closed_port_url(), max_retries=1, initial_retry_delay=0.01)
         with self.assertRaises(APIConnectionError) as caught:
@@ -179,6 +188,19 @@ class RetryTests(unittest.TestCase):
             self.assertTrue(attempts[0]["headers"]["user-agent"].startswith(f"switchboard-python/{switchboard.__version__} "))
             calls = [c.id for c in limited.list_calls(limit=100).auto_paging_iter()]
             self.assertEqual(calls, [call.id])
+        finally:
+            proxy.close()
+
+    def test_a_503_is_retried_with_the_same_idempotency_key_and_creates_one_call(self) -> None:
+        proxy = kit.RecordingProxy(server.url, fail_first=("POST /v1/calls", 503, 2))
+        try:
+            sb = client(base_url=proxy.url, initial_retry_delay=0.05)
+            to = "+14155550164"
+            call = sb.create_call(from_=server.sandbox_number, to=to)
+            attempts = [r for r in proxy.seen if r["method"] == "POST" and r["path"] == "/v1/calls"]
+            self.assertEqual([a["status"] for a in attempts], [503, 503, 200])
+            self.assertEqual(len({a["headers"]["idempotency-key"] for a in attempts}), 1)
+            self.assertEqual([c.id for c in client().list_calls(to=to).auto_paging_iter()], [call.id])
         finally:
             proxy.close()
 

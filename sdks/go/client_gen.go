@@ -1190,6 +1190,36 @@ func (c *Client) GetCallFlow(ctx context.Context, id string, opts ...RequestOpti
 	return out, nil
 }
 
+// PressKeysOnSandboxCall: The other party of a sandbox call presses keys (DTMF)
+//
+// POST /v1/sandbox/calls/{id}/press
+//
+// A gather running on the call hears the keys at once (cutting its prompts when barge_in); otherwise they are ignored.
+//
+// Required scope: `sandbox:write`.
+func (c *Client) PressKeysOnSandboxCall(ctx context.Context, id string, body *PressKeysOnSandboxCallRequest, opts ...RequestOption) (*Call, error) {
+	out := new(Call)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/sandbox/calls/%s/press", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SpeakOnSandboxCall: The other party of a sandbox call speaks
+//
+// POST /v1/sandbox/calls/{id}/say
+//
+// A gather listening for speech hears exactly this text (no recognition in the sandbox); the utterance ends speech_timeout after its last word.
+//
+// Required scope: `sandbox:write`.
+func (c *Client) SpeakOnSandboxCall(ctx context.Context, id string, body *SpeakOnSandboxCallRequest, opts ...RequestOption) (*Call, error) {
+	out := new(Call)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/sandbox/calls/%s/say", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StartCallRecording: Start a new recording of a call in progress
 //
 // POST /v1/calls/{id}/recordings

@@ -417,14 +417,47 @@ type CallFlow struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, pause, hangup.
+	// One of: say, pause, gather, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
 	// RFC 3339 UTC timestamp.
 	EndedAt *string `json:"ended_at"`
-	// say, pause: `{reason: finished | interrupted | hangup}`.
+	// say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.
 	Result map[string]any `json:"result"`
+}
+
+type CallGather struct {
+	// One of: call_gather.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// Position of the gather verb in the flow.
+	Index int64 `json:"index"`
+	// Keys pressed, without the finish key; "" when none.
+	Digits string `json:"digits"`
+	// The words said, when speech was gathered (the sandbox hears the exact text).
+	Speech *string `json:"speech"`
+	// Recogniser confidence for speech (1 in the sandbox).
+	Confidence *float64 `json:"confidence"`
+	// What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a new flow, or the hang-up. One of: finish_key, num_digits, timeout, speech, interrupted, hangup.
+	Reason string `json:"reason"`
+}
+
+type CallGatherCompletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.gather.completed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     CallGatherCompletedEventData `json:"data"`
+}
+
+type CallGatherCompletedEventData struct {
+	Object CallGather `json:"object"`
 }
 
 type CallList struct {
@@ -1524,6 +1557,11 @@ type PortServiceAddress struct {
 	Country    string `json:"country"`
 }
 
+type PressKeysOnSandboxCallRequest struct {
+	// Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
+	Digits string `json:"digits"`
+}
+
 // Problem: RFC 9457 problem details.
 type Problem struct {
 	Type   string `json:"type"`
@@ -1831,6 +1869,11 @@ type SimulateInboundMessageRequest struct {
 	MediaUrls []string `json:"media_urls,omitempty"`
 }
 
+type SpeakOnSandboxCallRequest struct {
+	// What the other party says; a gather listening for speech hears exactly this text.
+	Text string `json:"text"`
+}
+
 type StartCallRecordingRequest struct {
 	// 2 = dual channel (default), 1 = mono.
 	Channels *int64 `json:"channels,omitempty"`
@@ -2039,6 +2082,7 @@ var EventTypes = []string{
 	"call.canceled",
 	"call.completed",
 	"call.failed",
+	"call.gather.completed",
 	"call.no_answer",
 	"call.queued",
 	"call.recording.failed",

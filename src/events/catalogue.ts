@@ -15,6 +15,9 @@ export const EVENT_TYPES = {
   'call.transferred': 'A call in progress was transferred to another number.',
   'call.transfer_failed': 'A transfer failed (the target was busy or did not answer); the call stays up.',
 
+  // Call flows (docs/voice-flows.md): what a flow verb collected or met, on the call's own sequence.
+  'call.gather.completed': 'A flow\'s gather ended: the digits pressed or the words said, and why it ended (a key, the digit count, a timeout, an utterance).',
+
   // Recordings
   'call.recording.started': 'A recording of a call started.',
   'call.recording.paused': 'A recording was paused.',

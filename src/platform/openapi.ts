@@ -20,6 +20,7 @@ export const OPENAPI_INFO = {
 /** Which component schema is `data.object` of an event, by event type prefix (longest first). */
 const EVENT_OBJECTS: Array<[string, string]> = [
   ['call.recording.', 'Recording'],
+  ['call.gather.', 'CallGather'],
   ['call.', 'Call'],
   ['message.', 'Message'],
   ['number.port.', 'Port'],

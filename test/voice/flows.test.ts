@@ -39,7 +39,7 @@ describe('an inline flow on POST /v1/calls', () => {
     assert.deepEqual(res.body.errors.map((e: any) => e.field), [
       'flow[1].pause.seconds', 'flow[2].say.text', 'flow[2].say.loop', 'flow[3].dance', 'flow[4]',
     ]);
-    assert.match(res.body.detail, /flow\[2\]\.say\.loop must be <= 10/);
+    assert.match(res.body.detail, /flow\[2\]\.say\.loop must be at most 10/);
     const empty = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [] });
     assert.equal(empty.status, 400);
     assert.equal(empty.body.errors[0].field, 'flow');

@@ -540,6 +540,32 @@ export class Switchboard {
   }
 
   /**
+   * The other party of a sandbox call presses keys (DTMF)
+   *
+   * `POST /v1/sandbox/calls/{id}/press`
+   *
+   * A gather running on the call hears the keys at once (cutting its prompts when barge_in); otherwise they are ignored.
+   *
+   * Required scope: `sandbox:write`.
+   */
+  pressKeysOnSandboxCall(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/sandbox/calls/${encodeURIComponent(id)}/press`, body }, options);
+  }
+
+  /**
+   * The other party of a sandbox call speaks
+   *
+   * `POST /v1/sandbox/calls/{id}/say`
+   *
+   * A gather listening for speech hears exactly this text (no recognition in the sandbox); the utterance ends speech_timeout after its last word.
+   *
+   * Required scope: `sandbox:write`.
+   */
+  speakOnSandboxCall(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/sandbox/calls/${encodeURIComponent(id)}/say`, body }, options);
+  }
+
+  /**
    * Start a new recording of a call in progress
    *
    * `POST /v1/calls/{id}/recordings`

@@ -520,7 +520,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "pause" | "hangup";
+  verb: "say" | "pause" | "gather" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -530,9 +530,53 @@ export interface CallFlowLogItem {
    */
   ended_at: string | null;
   /**
-   * say, pause: `{reason: finished | interrupted | hangup}`.
+   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.
    */
   result: Record<string, unknown> | null;
+}
+
+export interface CallGather {
+  object: "call_gather";
+  call_id: string;
+  /**
+   * Position of the gather verb in the flow.
+   */
+  index: number;
+  /**
+   * Keys pressed, without the finish key; "" when none.
+   */
+  digits: string;
+  /**
+   * The words said, when speech was gathered (the sandbox hears the exact text).
+   */
+  speech: string | null;
+  /**
+   * Recogniser confidence for speech (1 in the sandbox).
+   */
+  confidence: number | null;
+  /**
+   * What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a new flow, or the hang-up.
+   */
+  reason: "finish_key" | "num_digits" | "timeout" | "speech" | "interrupted" | "hangup";
+}
+
+export interface CallGatherCompletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.gather.completed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallGatherCompletedEventData;
+}
+
+export interface CallGatherCompletedEventData {
+  object: CallGather;
 }
 
 export interface CallList {
@@ -1933,6 +1977,13 @@ export interface PortServiceAddress {
   country: string;
 }
 
+export interface PressKeysOnSandboxCallRequest {
+  /**
+   * Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
+   */
+  digits: string;
+}
+
 /**
  * RFC 9457 problem details.
  */
@@ -2370,6 +2421,13 @@ export interface SimulateInboundMessageRequest {
   media_urls?: Array<string>;
 }
 
+export interface SpeakOnSandboxCallRequest {
+  /**
+   * What the other party says; a gather listening for speech hears exactly this text.
+   */
+  text: string;
+}
+
 export interface StartCallRecordingRequest {
   /**
    * 2 = dual channel (default), 1 = mono.
@@ -2632,4 +2690,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.gather.completed" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

@@ -440,6 +440,28 @@ class Switchboard(BaseClient):
         """
         return self._request("GET", f"/v1/calls/{_path(id)}/flow", None, None, ("model", "CallFlow"), request_options)
 
+    def press_keys_on_sandbox_call(self, id: str, *, digits: str, request_options: Optional[RequestOptions] = None) -> Call:
+        """The other party of a sandbox call presses keys (DTMF)
+
+        ``POST /v1/sandbox/calls/{id}/press``
+
+        A gather running on the call hears the keys at once (cutting its prompts when barge_in); otherwise they are ignored.
+
+        Required scope: `sandbox:write`.
+        """
+        return self._request("POST", f"/v1/sandbox/calls/{_path(id)}/press", None, {"digits": digits}, ("model", "Call"), request_options)
+
+    def speak_on_sandbox_call(self, id: str, *, text: str, request_options: Optional[RequestOptions] = None) -> Call:
+        """The other party of a sandbox call speaks
+
+        ``POST /v1/sandbox/calls/{id}/say``
+
+        A gather listening for speech hears exactly this text (no recognition in the sandbox); the utterance ends speech_timeout after its last word.
+
+        Required scope: `sandbox:write`.
+        """
+        return self._request("POST", f"/v1/sandbox/calls/{_path(id)}/say", None, {"text": text}, ("model", "Call"), request_options)
+
     def start_call_recording(self, id: str, *, channels: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Recording:
         """Start a new recording of a call in progress
 

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -642,10 +642,10 @@ class CallFlow(Model):
 @dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "pause", "hangup"]
+    verb: Literal["say", "pause", "gather", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
-    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`.
+    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("index", "index", None),
@@ -653,6 +653,55 @@ class CallFlowLogItem(Model):
         ("started_at", "started_at", None),
         ("ended_at", "ended_at", None),
         ("result", "result", ("map", None)),
+    )
+
+
+@dataclass
+class CallGather(Model):
+    object: Literal["call_gather"]
+    call_id: str
+    index: int  # Position of the gather verb in the flow.
+    digits: str  # Keys pressed, without the finish key; "" when none.
+    speech: Optional[str]  # The words said, when speech was gathered (the sandbox hears the exact text).
+    confidence: Optional[float]  # Recogniser confidence for speech (1 in the sandbox).
+    reason: Literal["finish_key", "num_digits", "timeout", "speech", "interrupted", "hangup"]  # What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("index", "index", None),
+        ("digits", "digits", None),
+        ("speech", "speech", None),
+        ("confidence", "confidence", None),
+        ("reason", "reason", None),
+    )
+
+
+@dataclass
+class CallGatherCompletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.gather.completed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallGatherCompletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallGatherCompletedEventData")),
+    )
+
+
+@dataclass
+class CallGatherCompletedEventData(Model):
+    object: "CallGather"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallGather")),
     )
 
 
@@ -2360,6 +2409,15 @@ class PortServiceAddress(Model):
 
 
 @dataclass
+class PressKeysOnSandboxCallRequest(Model):
+    digits: str  # Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("digits", "digits", None),
+    )
+
+
+@dataclass
 class Problem(Model):
     """RFC 9457 problem details."""
     type: str
@@ -2821,6 +2879,15 @@ class SimulateInboundMessageRequest(Model):
 
 
 @dataclass
+class SpeakOnSandboxCallRequest(Model):
+    text: str  # What the other party says; a gather listening for speech hears exactly this text.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("text", "text", None),
+    )
+
+
+@dataclass
 class StartCallRecordingRequest(Model):
     channels: Optional[int] = None  # 2 = dual channel (default), 1 = mono.
 
@@ -3128,7 +3195,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.gather.completed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3171,6 +3238,9 @@ register_models({
     "CallFailedEventData": CallFailedEventData,
     "CallFlow": CallFlow,
     "CallFlowLogItem": CallFlowLogItem,
+    "CallGather": CallGather,
+    "CallGatherCompletedEvent": CallGatherCompletedEvent,
+    "CallGatherCompletedEventData": CallGatherCompletedEventData,
     "CallList": CallList,
     "CallNoAnswerEvent": CallNoAnswerEvent,
     "CallNoAnswerEventData": CallNoAnswerEventData,
@@ -3274,6 +3344,7 @@ register_models({
     "PortPhoneNumbersItem": PortPhoneNumbersItem,
     "PortPhoneNumbersItemTemporaryNumber": PortPhoneNumbersItemTemporaryNumber,
     "PortServiceAddress": PortServiceAddress,
+    "PressKeysOnSandboxCallRequest": PressKeysOnSandboxCallRequest,
     "Problem": Problem,
     "ProblemErrorsItem": ProblemErrorsItem,
     "ProvisionNumberRequest": ProvisionNumberRequest,
@@ -3302,6 +3373,7 @@ register_models({
     "SendSmsFromNumberRequest": SendSmsFromNumberRequest,
     "SimulateInboundCallRequest": SimulateInboundCallRequest,
     "SimulateInboundMessageRequest": SimulateInboundMessageRequest,
+    "SpeakOnSandboxCallRequest": SpeakOnSandboxCallRequest,
     "StartCallRecordingRequest": StartCallRecordingRequest,
     "TransferCallRequest": TransferCallRequest,
     "UpdateAgentRequest": UpdateAgentRequest,

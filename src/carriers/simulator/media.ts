@@ -9,7 +9,8 @@ import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaEvents, MediaOp, MediaPort, MediaResult, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import type { HeardInput, MediaEvents, MediaOp, MediaPort, MediaResult, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
 import { readSimState, writeSimState } from './sim-state.ts';
 
@@ -23,6 +24,10 @@ interface OpStep {
   callId: string;
   opId: string;
   reason: 'finished' | 'interrupted';
+  /** Collect timers: the tick they were set at (a newer input made them stale). */
+  tick?: number;
+  /** Collect: the result decided when the job was scheduled (a finish key, an utterance). */
+  result?: MediaResult;
 }
 const RENDER_ATTEMPTS = 5;
 /** Audio produced per render job (then the next job continues the file). */
@@ -62,6 +67,14 @@ export class SimulatedMediaPort implements MediaPort {
   /** Starts `op`: it ends after its simulated duration on the test clock (a durable job). */
   async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
     const state = await readSimState(trx, call.id);
+    if (op.kind === 'collect') {
+      // Prompts play, then the timer for the first input runs; input moves it (collect.ts).
+      const prompts = round3(op.prompts.reduce((sum, p) => sum + opSeconds(p), 0));
+      const collect: CollectState = { op, promptsEndAt: round3(await this.elapsed(trx, call) + prompts), digits: '', speech: null, tick: 0 };
+      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, collect } });
+      await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
+      return;
+    }
     await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
     await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, opSeconds(op));
   }
@@ -69,6 +82,32 @@ export class SimulatedMediaPort implements MediaPort {
   async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
     const state = await readSimState(trx, call.id);
     if (state.op?.id === opId) await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'interrupted' }, 0);
+  }
+
+  /**
+   * The simulated far end acts (a developer with POST /v1/sandbox/calls/{id}/press or /say, or
+   * a caller script): a running collect hears it; anything else only reports it as heard.
+   */
+  async farEnd(trx: Trx, call: CallRow, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
+    const state = await readSimState(trx, call.id);
+    const collect = state.op?.collect;
+    if (state.op && collect) {
+      const now = await this.elapsed(trx, call);
+      const decision = input.kind === 'dtmf' ? pressDigits(collect, input.digits, now) : sayWords(collect, input.text, now);
+      if (decision.kind !== 'ignored') {
+        await writeSimState(trx, call.id, state);
+        const step: OpStep = { callId: call.id, opId: state.op.id, reason: 'finished', tick: collect.tick };
+        if (decision.kind === 'finish') {
+          collect.tick += 1; // every timer set so far is now stale
+          await writeSimState(trx, call.id, state);
+          await this.scheduleOp(trx, call, { ...step, tick: collect.tick, result: decision.result }, 0);
+        } else {
+          await this.scheduleOp(trx, call, { ...step, ...(decision.result ? { result: decision.result } : {}) }, Math.max(0, decision.atSeconds - now));
+        }
+      }
+    }
+    const events = this.events;
+    if (events) trx.afterCommit(() => { void events.heard(call.id, input).catch((err) => this.platform.log.error({ err }, 'reporting input heard failed')); });
   }
 
   private async scheduleOp(trx: Trx, call: CallRow, step: OpStep, simulatedSeconds: number): Promise<void> {
@@ -87,10 +126,12 @@ export class SimulatedMediaPort implements MediaPort {
       if (!call) return null;
       const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
       if (state.op?.id !== step.opId) return null;
-      const kind = state.op.kind;
+      const { kind, collect } = state.op;
+      if (collect && step.tick !== undefined && step.tick !== collect.tick) return null; // a newer input moved the timer
       delete state.op;
       await writeSimState(trx, call.id, state);
       const reason = call.status === 'in_progress' ? step.reason : 'hangup';
+      if (collect) return reason === 'finished' ? (step.result ?? timerResult(collect)) : collectResult(collect, reason);
       return simpleResult(kind, reason);
     });
     if (!result) return;

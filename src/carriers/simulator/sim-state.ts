@@ -5,6 +5,7 @@
 import type { Trx } from '../../store/transaction.ts';
 import type { RecordingFormat } from '../media-port.ts';
 import type { SimulatedLeg } from './call-audio.ts';
+import type { CollectState } from './collect.ts';
 
 export interface SimCapture {
   format: RecordingFormat;
@@ -20,7 +21,7 @@ export interface SimState {
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
-  op?: { id: string; kind: string };
+  op?: { id: string; kind: string; collect?: CollectState };
 }
 
 export async function readSimState(trx: Trx, callId: string): Promise<SimState> {

@@ -11,6 +11,8 @@ import { CallService } from './service.ts';
 import { callRoutes } from './routes.ts';
 import { FlowInterpreter } from './flows/interpreter.ts';
 import { flowRoutes } from './flows/routes.ts';
+import { SandboxFarEnd } from './flows/far-end.ts';
+import { farEndRoutes } from './flows/sandbox-routes.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',
@@ -28,12 +30,13 @@ export const callsModule: SwitchboardModule = {
     const calls = new CallService(platform, events, carriers);
     simulator.connect(calls);
     live?.connect(calls);
-    new FlowInterpreter(platform, calls, carriers);
+    new FlowInterpreter(platform, calls, carriers, events);
     services.calls = calls;
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
     app.addSchema(CallSchema);
     callRoutes(app, calls);
     flowRoutes(app, calls);
+    farEndRoutes(app, new SandboxFarEnd(platform, calls, simulator.media));
   },
 };

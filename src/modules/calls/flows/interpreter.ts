@@ -7,7 +7,8 @@
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { HeardInput, MediaEvents, MediaOp, MediaResult } from '../../../carriers/media-port.ts';
+import type { HeardInput, MediaEvents, MediaOp, MediaResult, PromptOp } from '../../../carriers/media-port.ts';
+import type { EventEmitter } from '../../../events/emit.ts';
 import type { VoiceCarriers } from '../../../carriers/carrier.ts';
 import type { CallRow } from '../tables.ts';
 import type { CallService } from '../service.ts';
@@ -16,7 +17,12 @@ import type { Verb } from './schema.ts';
 import { flowLogOf, flowStateOf, saveFlow, verbName, type FlowLogEntry, type FlowState } from './state.ts';
 
 export class FlowInterpreter implements MediaEvents {
-  constructor(private readonly platform: Platform, private readonly calls: CallService, private readonly carriers: VoiceCarriers) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly calls: CallService,
+    private readonly carriers: VoiceCarriers,
+    private readonly events: EventEmitter,
+  ) {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
@@ -65,7 +71,17 @@ export class FlowInterpreter implements MediaEvents {
       const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
       const log = flowLogOf(call);
       closeEntry(log, clock.now().toISOString(), resultOf(result));
+      const verb = state.verbs[state.pc];
+      if (result.kind === 'collect' && verb && 'gather' in verb) await this.gathered(trx, call, state.pc, result, clock);
       await this.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
+    });
+  }
+
+  /** A gather ended: call.gather.completed says with what. */
+  private async gathered(trx: Trx, call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>, clock: Clock): Promise<void> {
+    await this.events.emit(trx, {
+      accountId: call.account_id, mode: call.mode, type: 'call.gather.completed', resourceType: 'call', resourceId: call.id,
+      object: gatherOf(call, index, result), webhookUrl: call.webhook_url, clock,
     });
   }
 
@@ -96,7 +112,40 @@ function resultOf(result: MediaResult): Record<string, unknown> {
   return rest;
 }
 
+/** The object of call.gather.completed (the CallGather schema). */
+export function gatherOf(call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>) {
+  return {
+    object: 'call_gather' as const,
+    call_id: call.id,
+    index,
+    digits: result.digits,
+    speech: result.speech,
+    confidence: result.confidence,
+    reason: result.reason,
+  };
+}
+
 function mediaOpOf(verb: Verb): MediaOp {
+  if ('gather' in verb) {
+    const g = verb.gather;
+    const input = g.input ?? ['dtmf'];
+    return {
+      kind: 'collect',
+      prompts: (g.prompts ?? []).map((p) => promptOf(p as Verb)),
+      bargeIn: g.barge_in ?? true,
+      dtmf: input.includes('dtmf'),
+      speech: input.includes('speech'),
+      numDigits: g.num_digits,
+      finishOnKey: g.finish_on_key ?? '#',
+      timeoutSeconds: g.timeout ?? 5,
+      speechTimeoutSeconds: g.speech_timeout ?? 2,
+      hints: g.hints ?? [],
+    };
+  }
+  return promptOf(verb);
+}
+
+function promptOf(verb: Verb): PromptOp {
   if ('say' in verb) return { kind: 'speak', text: verb.say.text, voice: verb.say.voice, language: verb.say.language, loop: verb.say.loop ?? 1 };
   if ('pause' in verb) return { kind: 'silence', seconds: verb.pause.seconds };
   throw new Error(`verb ${verbName(verb)} has no media operation`);

@@ -18,9 +18,22 @@ export const CallFlowSchema = Type.Object({
     verb: Type.Enum(VERB_NAMES),
     started_at: Timestamp,
     ended_at: NullableTimestamp,
-    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`.' }),
+    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.' }),
   }), { description: 'Every verb run so far, oldest first.' }),
 }, { $id: 'CallFlow' });
+
+/** data.object of call.gather.completed. */
+export const CallGatherSchema = Type.Object({
+  object: Type.Literal('call_gather'),
+  call_id: Type.String(),
+  index: Type.Integer({ description: 'Position of the gather verb in the flow.' }),
+  digits: Type.String({ description: 'Keys pressed, without the finish key; "" when none.' }),
+  speech: Type.Union([Type.String(), Type.Null()], { description: 'The words said, when speech was gathered (the sandbox hears the exact text).' }),
+  confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Recogniser confidence for speech (1 in the sandbox).' }),
+  reason: Type.Union(['finish_key', 'num_digits', 'timeout', 'speech', 'interrupted', 'hangup'].map((r) => Type.Literal(r)), {
+    description: 'What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a new flow, or the hang-up.',
+  }),
+}, { $id: 'CallGather' });
 
 export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
   const state = flowStateOf(row);
@@ -30,6 +43,7 @@ export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
 export function flowRoutes(app: App, calls: CallService): void {
   app.addSchema(FlowSchema);
   app.addSchema(CallFlowSchema);
+  app.addSchema(CallGatherSchema);
   app.get('/v1/calls/:id/flow', {
     config: { scope: 'calls:read' },
     schema: { operationId: 'getCallFlow', tags: ['Calls'], summary: 'Fetch the flow a call runs and the log of its verbs', params: IdParams,

@@ -12,6 +12,11 @@ export const FLOW_LIMITS = {
   sayChars: 4000,
   loop: 10,
   pauseSeconds: 600,
+  /** Prompts nested in one gather. */
+  prompts: 10,
+  gatherTimeoutSeconds: 60,
+  numDigits: 64,
+  hints: 50,
 } as const;
 
 const Loop = Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.loop, default: 1, description: 'How many times to repeat it.' });
@@ -27,12 +32,32 @@ export const PauseVerb = Type.Object({
   seconds: Type.Number({ exclusiveMinimum: 0, maximum: FLOW_LIMITS.pauseSeconds, description: 'Seconds of silence.' }),
 }, { additionalProperties: false, description: 'Wait in silence.' });
 
+/** What a gather may play while it listens: say and pause (and play, when it lands). */
+const Prompt = Type.Union([
+  Type.Object({ say: SayVerb }, { additionalProperties: false, title: 'say' }),
+  Type.Object({ pause: PauseVerb }, { additionalProperties: false, title: 'pause' }),
+]);
+
+export const GatherVerb = Type.Object({
+  input: Type.Optional(Type.Array(Type.Enum(['dtmf', 'speech']), {
+    minItems: 1, maxItems: 2, uniqueItems: true, default: ['dtmf'], description: 'What to listen for: keypresses, speech, or both.',
+  })),
+  num_digits: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.numDigits, description: 'Stop after this many digits.' })),
+  finish_on_key: Type.Optional(Type.String({ pattern: '^[0-9*#]?$', default: '#', description: 'A key that ends the input (not part of the digits); "" for none.' })),
+  timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: FLOW_LIMITS.gatherTimeoutSeconds, default: 5, description: 'Seconds to wait for the first input after the prompts, and between digits.' })),
+  speech_timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 2, description: 'Seconds of silence that end an utterance.' })),
+  hints: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: FLOW_LIMITS.hints, default: [], description: 'Words and phrases likely to be said (speech recogniser hints).' })),
+  barge_in: Type.Optional(Type.Boolean({ default: true, description: 'Input stops the prompts at once.' })),
+  prompts: Type.Optional(Type.Array(Prompt, { maxItems: FLOW_LIMITS.prompts, default: [], description: 'Played while listening, in order.' })),
+}, { additionalProperties: false, description: 'Collect keypresses and/or speech.' });
+
 export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
 
 /** Every verb's body schema, by name. */
 export const VERB_SCHEMAS = {
   say: SayVerb,
   pause: PauseVerb,
+  gather: GatherVerb,
   hangup: HangupVerb,
 } as const;
 
@@ -42,6 +67,7 @@ export const VERB_NAMES = Object.keys(VERB_SCHEMAS) as VerbName[];
 export type Verb =
   | { say: Static<typeof SayVerb> }
   | { pause: Static<typeof PauseVerb> }
+  | { gather: Static<typeof GatherVerb> }
   | { hangup: Static<typeof HangupVerb> };
 
 export const FlowSchema = Type.Array(

@@ -60,7 +60,7 @@ describe('the carriers file', () => {
 
   test('JSON is read too, with the same checks', () => {
     const text = JSON.stringify({ smpp: [{ name: 'a', host: 'h', system_id: 'x', password: 'env:P', port: 70000 }] }, null, 2);
-    assert.deepEqual(problemsOf(text, { P: 'p' }, 'carriers.json'), ['carriers.json:8:15 smpp[0].port: must be <= 65535']);
+    assert.deepEqual(problemsOf(text, { P: 'p' }, 'carriers.json'), ['carriers.json:8:15 smpp[0].port: must be at most 65535']);
   });
 
   test('every problem is reported at once, each with its line, column and path', () => {
@@ -84,8 +84,8 @@ describe('the carriers file', () => {
       'carriers.yaml:12:18 sip_trunks_typo: is not a known section; the sections are smpp, sip',
       'carriers.yaml:2:5 smpp[0].system_id: is required',
       'carriers.yaml:4:15 smpp[0].password: is a secret: write it as env:NAME and set that environment variable, not the value itself',
-      'carriers.yaml:5:13 smpp[0].window: must be >= 1',
-      'carriers.yaml:6:20 smpp[0].long_messages: is not one of the accepted forms',
+      'carriers.yaml:5:13 smpp[0].window: must be at least 1',
+      'carriers.yaml:6:20 smpp[0].long_messages: must be one of: udh, message_payload',
       'carriers.yaml:7:13 smpp[0].colour: is not a known field',
     ].sort());
   });

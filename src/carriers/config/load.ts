@@ -99,9 +99,13 @@ export function parseCarriersText(text: string, file: string, env: Record<string
     const ok = validate(value);
     fromEnv = new Set();
     if (!ok) {
+      const choices = choicesByPath(validate.errors ?? []);
       for (const e of fieldErrors(validate.errors ?? [], '')) {
         const path = [key, ...(e.field ? e.field.split('.') : [])].map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-        report(path, e.message);
+        // A union of constants (long_messages, bind...) names its choices: the API's wording
+        // points at an endpoint's reference, which a carriers file does not have.
+        const values = e.code === 'invalid_value' ? choices.get(e.field) : undefined;
+        report(path, values ? `must be one of: ${values.join(', ')}` : e.message);
       }
       continue;
     }
@@ -137,3 +141,14 @@ function offsetOf(doc: Document, path: (string | number)[]): number | undefined 
   return undefined;
 }
 
+
+/** For each union of constants that failed, the constants it accepts (keyed like FieldError.field). */
+function choicesByPath(errors: ErrorObject[]): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  for (const e of errors) {
+    if (e.keyword !== 'const') continue;
+    const field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    out.set(field, [...(out.get(field) ?? []), (e.params as { allowedValue: unknown }).allowedValue]);
+  }
+  return out;
+}

@@ -1083,6 +1083,8 @@ type Message struct {
 	Template *MessageTemplate `json:"template"`
 	// One of: queued, sending, sent, delivered, undelivered, failed, read, received.
 	Status string `json:"status"`
+	// Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Waiting for the SMPP link ... to bind: ..."). The message goes out on its own once the cause clears; every status change resets this to null.
+	StatusReason *string `json:"status_reason"`
 	// gsm7 unless one character is outside GSM 03.38, then ucs2. One of: gsm7, ucs2.
 	Encoding string `json:"encoding"`
 	// SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS and WhatsApp.

@@ -36,8 +36,8 @@ export interface InboundMessage {
  */
 export type InboundSink = (message: InboundMessage, then?: (trx: Trx) => Promise<void>) => Promise<'received' | 'unknown_number'>;
 
-/** What a carrier can say about a message after it took it. */
-export type CarrierStatus = 'sent' | 'delivered' | 'undelivered' | 'failed' | 'read';
+/** What a carrier can say about a message after it took it (`sending`: a carrier that takes messages while `queued` put it on the wire). */
+export type CarrierStatus = 'sending' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'read';
 
 export interface StatusReport {
   messageId: string;
@@ -56,16 +56,29 @@ export interface StatusReport {
  */
 export type MessageStatusSink = (report: StatusReport, then?: (trx: Trx) => Promise<void>) => Promise<'applied' | 'duplicate'>;
 
+/**
+ * Says why a message is still waiting (its link cannot bind, a dropped link reconnects): shown
+ * as the message's `status_reason` until its next status change. No event; the status is unchanged.
+ */
+export type MessageWaitingSink = (messageId: string, reason: string) => Promise<void>;
+
 export interface MessagingCarrier {
   readonly name: string;
   /**
-   * Takes responsibility for one message, inside the transaction that moves it to
-   * `sending`. A carrier records durable work here (the outbox pattern: a job that does
-   * the network hand-over), so a crash never loses a message and a rollback never sends
-   * one. Outcomes come back later through the sink given to `attach`.
+   * True: the carrier takes each message while it is still `queued`, in the transaction that
+   * creates it, and reports `sending` itself when the message actually goes on the wire (a
+   * live link that may be down for hours). False or absent: `submit` runs in the transaction
+   * that moves the message to `sending`.
+   */
+  readonly takesQueued?: boolean;
+  /**
+   * Takes responsibility for one message (see takesQueued for when). A carrier records
+   * durable work here (the outbox pattern: a job that does the network hand-over), so a
+   * crash never loses a message and a rollback never sends one. Outcomes come back later
+   * through the sink given to `attach`.
    */
   submit(trx: Trx, message: CarrierMessage): Promise<void>;
-  attach(sink: MessageStatusSink): void;
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void;
   /** Live carriers: where inbound messages go. */
   attachInbound?(sink: InboundSink): void;
   /** Why this carrier cannot carry `channel` for a number bound to `binding` (null: it can). Asked before anything is written. */

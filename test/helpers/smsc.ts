@@ -2,7 +2,10 @@
 // implementation nobody here wrote). Tests steer it: which passwords bind, how it answers
 // submit_sm (accept, throttle, refuse), when receipts go out (before or after
 // submit_sm_resp, in the TLV or the text form), dropping a connection mid-window, and
-// mobile-originated messages to send.
+// mobile-originated messages to send. Like a real SMSC it stores a delivery receipt until the
+// ESME acknowledges it with deliver_sm_resp status 0: a receipt sent on a connection that
+// died unanswered, or answered with an error, goes out again (on the next bind, or after a
+// short pause), so a receiver that crashed before recording it gets it anyway.
 import smpp, { type Pdu, type Session } from 'smpp';
 import type { AddressInfo } from 'node:net';
 
@@ -42,6 +45,8 @@ export interface TestSmsc {
   throttleNext(n: number, status?: number): void;
   /** Swallow the next n submit_sm without answering, then drop the connection. */
   dropAfterSubmits(n: number): void;
+  /** Receipts sent or waiting to be sent that the ESME has not acknowledged with status 0. */
+  unacknowledgedReceipts(): number;
   /** Deliver a mobile-originated message on a bound receiver/transceiver. */
   sendMo(mo: { from: string; to: string; shortMessage?: Buffer; messagePayload?: Buffer; dataCoding: number; esmClass?: number }): Promise<void>;
   close(): Promise<void>;
@@ -51,6 +56,8 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
   let nextId = 1;
   let throttle = { n: 0, status: 0x58 };
   let drop = { armed: false, remaining: 0 };
+  /** Receipts not yet acknowledged, by SMSC message id; `on` is the session carrying one now. */
+  const unacknowledged = new Map<string, { options: Record<string, unknown>; on: Session | null }>();
   const bound = new Set<Session>();
   const smsc = {} as TestSmsc;
   Object.assign(smsc, {
@@ -67,7 +74,18 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
   const server = smpp.createServer((session: Session) => {
     let systemId = '';
     session.on('error', () => {});
-    session.on('close', () => bound.delete(session));
+    session.on('close', () => {
+      bound.delete(session);
+      let orphaned = false;
+      for (const receipt of unacknowledged.values()) {
+        if (receipt.on === session) {
+          receipt.on = null;
+          orphaned = true;
+        }
+      }
+      // Another receiver may be bound already (a restarted ESME binds before its old connection is seen closed).
+      if (orphaned) setTimeout(redeliver, 200);
+    });
     for (const command of ['bind_transceiver', 'bind_transmitter', 'bind_receiver']) {
       session.on(command, (pdu: Pdu) => {
         const ok = accounts[pdu.system_id] !== undefined && accounts[pdu.system_id] === pdu.password;
@@ -80,6 +98,7 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
         systemId = pdu.system_id;
         if (command !== 'bind_transmitter') bound.add(session);
         session.send(pdu.response({ system_id: 'testsmsc' }));
+        if (command !== 'bind_transmitter') setTimeout(redeliver, 20);
       });
     }
     session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
@@ -141,7 +160,28 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
     };
     if (smsc.receiptForm === 'tlv') Object.assign(options, { receipted_message_id: messageId, message_state: state });
     smsc.receiptSentAt.set(submit.destination_addr, Date.now());
-    receiver()?.send(new smpp.PDU('deliver_sm', options));
+    unacknowledged.set(messageId, { options, on: null });
+    deliverReceipt(messageId);
+  }
+
+  /** Sends a stored receipt on a bound receiver; it stays stored until answered with status 0. */
+  function deliverReceipt(messageId: string) {
+    const receipt = unacknowledged.get(messageId);
+    const session = receiver();
+    if (!receipt || receipt.on || !session) return; // no receiver now: the next bind gets it
+    receipt.on = session;
+    session.send(new smpp.PDU('deliver_sm', receipt.options), (resp: Pdu) => {
+      if (resp.command_status === 0) {
+        unacknowledged.delete(messageId);
+        return;
+      }
+      receipt.on = null;
+      setTimeout(() => deliverReceipt(messageId), 200);
+    });
+  }
+
+  function redeliver() {
+    for (const [messageId, receipt] of unacknowledged) if (!receipt.on) deliverReceipt(messageId);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -149,6 +189,7 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
   return Object.assign(smsc, {
     port,
     sessions: () => [...bound],
+    unacknowledgedReceipts: () => unacknowledged.size,
     throttleNext(n: number, status = 0x58) { throttle = { n, status }; },
     dropAfterSubmits(n: number) { drop = { armed: true, remaining: n }; },
     sendMo(mo: Parameters<TestSmsc['sendMo']>[0]) {

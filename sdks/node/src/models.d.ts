@@ -1395,6 +1395,10 @@ export interface Message {
   template: MessageTemplate | null;
   status: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received";
   /**
+   * Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Waiting for the SMPP link ... to bind: ..."). The message goes out on its own once the cause clears; every status change resets this to null.
+   */
+  status_reason: string | null;
+  /**
    * gsm7 unless one character is outside GSM 03.38, then ucs2.
    */
   encoding: "gsm7" | "ucs2";

@@ -1649,6 +1649,7 @@ class Message(Model):
     media_urls: List[str]
     template: Optional["MessageTemplate"]  # An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
     status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"]
+    status_reason: Optional[str]  # Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Wai
     encoding: Literal["gsm7", "ucs2"]  # gsm7 unless one character is outside GSM 03.38, then ucs2.
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
     error_code: Optional[str]
@@ -1677,6 +1678,7 @@ class Message(Model):
         ("media_urls", "media_urls", ("list", None)),
         ("template", "template", ("model", "MessageTemplate")),
         ("status", "status", None),
+        ("status_reason", "status_reason", None),
         ("encoding", "encoding", None),
         ("segments", "segments", None),
         ("error_code", "error_code", None),

@@ -13,7 +13,7 @@ import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { MessageStatusSink, StatusReport } from '../messaging-carrier.ts';
+import type { MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import type { CarrierPartRow } from './tables.ts';
 
@@ -31,11 +31,32 @@ export interface PartReceipt {
 export class PartLedger {
   private readonly lock = new KeyedLock();
   private sink: MessageStatusSink | null = null;
+  private waitingSink: MessageWaitingSink | null = null;
 
   constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
 
-  attach(sink: MessageStatusSink): void {
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void {
     this.sink = sink;
+    this.waitingSink = waiting ?? null;
+  }
+
+  /**
+   * The link is about to put the message on the wire: `queued` becomes `sending` (a retry
+   * finds it there already). False when the message has already ended (nothing to send).
+   */
+  async sending(messageId: string): Promise<boolean> {
+    try {
+      await this.requireSink()({ messageId, status: 'sending' });
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === 'invalid_state_transition') return false;
+      throw err;
+    }
+  }
+
+  /** Why the message still waits (its link is down): shown on the message, no event. */
+  async waiting(messageId: string, reason: string): Promise<void> {
+    await this.waitingSink?.(messageId, reason);
   }
 
   /** Carrier ids already committed for this message's parts, by part number. */

@@ -7,7 +7,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CarrierLink } from '../config/registry.ts';
-import type { CarrierMessage, InboundSink, MessageStatusSink, MessagingCarrier } from '../messaging-carrier.ts';
+import type { CarrierMessage, InboundSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier } from '../messaging-carrier.ts';
 import { SmppMessaging } from '../smpp/carrier.ts';
 import { PartLedger } from './parts.ts';
 
@@ -22,6 +22,8 @@ const SWEEP_MS = 2000;
 
 export class LiveMessagingCarrier implements MessagingCarrier {
   readonly name = 'live';
+  /** A link may be down for hours: messages wait `queued` (with a reason) until one goes on the wire. */
+  readonly takesQueued = true;
   readonly ledger: PartLedger;
   readonly smpp: SmppMessaging;
   private sweeper: NodeJS.Timeout | null = null;
@@ -49,8 +51,8 @@ export class LiveMessagingCarrier implements MessagingCarrier {
     await this.smpp.stop();
   }
 
-  attach(sink: MessageStatusSink): void {
-    this.ledger.attach(sink);
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void {
+    this.ledger.attach(sink, waiting);
   }
 
   attachInbound(sink: InboundSink): void {

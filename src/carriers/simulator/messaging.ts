@@ -19,7 +19,8 @@ export const MESSAGING_MAGIC_NUMBERS = {
 
 export const SIM_MESSAGE_STEP_JOB = 'sim.messaging.step';
 
-const STEP_SECONDS: Record<CarrierStatus, number> = { sent: 1, failed: 1, delivered: 2, undelivered: 2, read: 3 };
+// `sending` is never a simulator step (the dispatch job moves the message there).
+const STEP_SECONDS: Record<CarrierStatus, number> = { sending: 0, sent: 1, failed: 1, delivered: 2, undelivered: 2, read: 3 };
 
 interface Step {
   messageId: string;

@@ -57,7 +57,12 @@ export class SmppMessaging {
   ) {
     for (const link of configured) {
       const config = link.config as SmppBindConfig;
-      this.links.set(link.name, new SmppLink(config, (pdu) => this.deliver(link.name, pdu), log));
+      const smppLink = new SmppLink(config, (pdu) => this.deliver(link.name, pdu), log);
+      // Messages that waited for this link go now, not when their backoff runs out.
+      smppLink.on('bound', () => {
+        jobs.runNow(SMPP_SUBMIT_JOB).catch((err: Error) => log('could not wake the SMS waiting for a link', { link: link.name, error: err.message }));
+      });
+      this.links.set(link.name, smppLink);
     }
     // A link that is down makes messages wait, never vanish: the job retries for days.
     jobs.register<SubmitJob>(SMPP_SUBMIT_JOB, (job) => this.run(job), { maxAttempts: 10_000, backoffSeconds: (n) => Math.min(60, 2 ** n) });
@@ -88,8 +93,23 @@ export class SmppMessaging {
       return this.ledger.fail(job.messageId, 'carrier_unavailable', `The SMPP link "${job.link}" is no longer in the carriers file.`);
     }
     // A link that is not bound fails the run at once (the job retries with backoff) rather than
-    // holding a worker slot that webhook deliveries need.
-    if (link.state !== 'bound') throw new SmppUnavailable(`the SMPP link "${job.link}" is not bound: ${link.lastError ?? 'connecting'}`);
+    // holding a worker slot that webhook deliveries need; the message stays `queued` and says why.
+    if (link.state !== 'bound') {
+      await this.ledger.waiting(job.messageId, `Waiting for the SMPP link "${job.link}" to bind (${link.lastError ?? 'connecting'}); the message goes out once it does.`);
+      throw new SmppUnavailable(`the SMPP link "${job.link}" is not bound: ${link.lastError ?? 'connecting'}`);
+    }
+    if (!(await this.ledger.sending(job.messageId))) return; // it ended meanwhile
+    try {
+      await this.submitParts(job, link);
+    } catch (err) {
+      if (err instanceof SmppUnavailable) {
+        await this.ledger.waiting(job.messageId, `The SMPP link "${job.link}" could not take the message yet (${err.message}); retrying.`);
+      }
+      throw err;
+    }
+  }
+
+  private async submitParts(job: SubmitJob, link: SmppLink): Promise<void> {
     const bind = link.config;
     const parts = encodeSms(job.body, { gsm7DataCoding: bind.gsm7_data_coding, longMessages: bind.long_messages, reference: job.reference });
     const done = await this.ledger.committed(job.messageId);

@@ -33,6 +33,9 @@ export const MessageSchema = Type.Object(
     media_urls: Type.Array(Type.String()),
     template: Type.Union([Template, Type.Null()]),
     status: Status,
+    status_reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Waiting for the SMPP link ... to bind: ..."). The message goes out on its own once the cause clears; every status change resets this to null.',
+    }),
     encoding: Type.Union([Type.Literal('gsm7'), Type.Literal('ucs2')], { description: 'gsm7 unless one character is outside GSM 03.38, then ucs2.' }),
     segments: Type.Integer({ description: 'SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS and WhatsApp.' }),
     error_code: Type.Union([Type.String(), Type.Null()]),

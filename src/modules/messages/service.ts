@@ -15,7 +15,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import type { InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
+import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
@@ -72,6 +72,7 @@ export function presentMessage(row: MessageRow) {
     media_urls: JSON.parse(row.media_urls) as string[],
     template: row.template === null ? null : (JSON.parse(row.template) as Template),
     status: row.status,
+    status_reason: row.status_reason ?? null,
     encoding: row.encoding,
     segments: row.segments,
     error_code: row.error_code,
@@ -114,7 +115,7 @@ export class MessageService {
   /** Connects the live carrier's status reports and inbound messages to this service. */
   useLiveCarrier(carrier: MessagingCarrier): void {
     this.liveCarrier = carrier;
-    carrier.attach((report, then) => this.applyReport(report, then));
+    carrier.attach((report, then) => this.applyReport(report, then), (id, reason) => this.noteWaiting(id, reason));
     carrier.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
   }
 
@@ -170,7 +171,9 @@ export class MessageService {
       };
       await trx.insertInto('messages').values(row).execute();
       await this.emit(trx, row, 'message.queued', clock);
-      await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null });
+      const carrier = this.carrierFor(mode);
+      if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
+      else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null });
       return row;
     });
   }
@@ -276,15 +279,17 @@ export class MessageService {
       const row = await trx.selectFrom('messages').selectAll().where('id', '=', payload.messageId).executeTakeFirstOrThrow();
       if (row.status !== 'queued') return; // already handed over by an earlier run
       const moved = await this.transition(trx, row, 'sending', clock, {});
-      const message = presentMessage(moved);
       const binding = row.mode === 'live'
         ? (await trx.selectFrom('numbers').select('messaging_carrier').where('id', '=', row.number_id).executeTakeFirst())?.messaging_carrier ?? null
         : null;
-      await this.carrierFor(row.mode).submit(trx, {
-        id: message.id, accountId: row.account_id, mode: row.mode, channel: message.channel, from: message.from, to: message.to,
-        body: message.body, mediaUrls: message.media_urls, template: message.template, messagingCarrier: binding,
-      });
+      await this.carrierFor(row.mode).submit(trx, carrierMessage(moved, binding));
     });
+  }
+
+  /** The carriers' waiting sink: why a message that has not moved is held up (no event). */
+  async noteWaiting(messageId: string, reason: string): Promise<void> {
+    await this.db.updateTable('messages').set({ status_reason: reason })
+      .where('id', '=', messageId).where('status', 'in', ['queued', 'sending']).execute();
   }
 
   /** The carriers' status sink: one report, one transition, one event. */
@@ -315,7 +320,7 @@ export class MessageService {
       throw new Problem('invalid_state_transition', `Message ${row.id} is ${row.status} and cannot become ${to}.`);
     }
     const now = clock.now().toISOString();
-    const set: Partial<MessageRow> = { ...fields, status: to, updated_at: now };
+    const set: Partial<MessageRow> = { ...fields, status: to, status_reason: null, updated_at: now };
     const stamp = STAMPS[to];
     if (stamp) set[stamp] = now;
     const result = await trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
@@ -360,6 +365,14 @@ export class MessageService {
       { extensions: { window_closed_at: last ? new Date(closesAt).toISOString() : null } });
     }
   }
+}
+
+function carrierMessage(row: MessageRow, binding: string | null): CarrierMessage {
+  const message = presentMessage(row);
+  return {
+    id: message.id, accountId: row.account_id, mode: row.mode, channel: message.channel, from: message.from, to: message.to,
+    body: message.body, mediaUrls: message.media_urls, template: message.template, messagingCarrier: binding,
+  };
 }
 
 function capabilitiesOf(number: NumberRow): string[] {

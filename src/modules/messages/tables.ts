@@ -24,6 +24,8 @@ export interface MessageRow {
   error_message: string | null;
   /** The carrier's own code for a failure (migration 0011). */
   carrier_code?: string | null;
+  /** Why the message waits in its status (migration 0015); cleared by every status change. */
+  status_reason?: string | null;
   webhook_url: string | null;
   metadata: string; // JSON object
   created_at: string;

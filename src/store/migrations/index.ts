@@ -10,6 +10,7 @@ import * as numberCarriers from './0011_number_carriers.ts';
 import * as carrierCodes from './0012_carrier_codes.ts';
 import * as carrierParts from './0013_carrier_parts.ts';
 import * as callFlows from './0014_call_flows.ts';
+import * as messageStatusReason from './0015_message_status_reason.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0012_carrier_codes': carrierCodes,
   '0013_carrier_parts': carrierParts,
   '0014_call_flows': callFlows,
+  '0015_message_status_reason': messageStatusReason,
 };

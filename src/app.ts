@@ -130,6 +130,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) {
       route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];
       route.onSend = [...[route.onSend ?? []].flat(), idempotency.onSend];
+      route.onResponse = [...[route.onResponse ?? []].flat(), idempotency.onResponse];
     }
     requireAccessRule(this, route);
     if (route.url.startsWith('/v1/')) {

@@ -35,6 +35,8 @@ export interface Config {
   keyCacheTtlMs: number;
   /** Fail fast when code queries the database inside a transaction instead of its trx (tests, development). */
   transactionGuard: boolean;
+  /** Fault injection for crash tests: honour `X-Switchboard-Failpoint` headers (never in production). */
+  testFailpoints: boolean;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
   jobLeaseMs: number;
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
     keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
     transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),
+    testFailpoints: bool(env, 'SWITCHBOARD_TEST_FAILPOINTS', false),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
     jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,

@@ -1,8 +1,15 @@
 // Idempotency-Key on every POST, PATCH and DELETE (ARCHITECTURE rule 5), as Stripe does it:
 // the first request claims the key with a unique insert; a replay returns the stored status
-// and body; another body under the same key is 422; a duplicate while the first is still
-// running is 409. The unique constraint makes this hold across processes and nodes.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onSendAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+// and body; another body under the same key is 422. The unique constraint makes this hold
+// across processes and nodes.
+//
+// The claim, the handler's changes and the stored response are one database transaction
+// (src/store/request-transaction.ts): a crash before it commits leaves nothing, not even the
+// claim, and after it the answer is there to replay. A duplicate that arrives meanwhile waits
+// for the first to finish and then replays it (PostgreSQL holds its insert on the unique
+// index; SQLite's one connection queues it).
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify';
+import { runInScope, type RequestScope } from '../store/request-transaction.ts';
 import type { Platform } from './context.ts';
 import { Problem } from './problems.ts';
 import { sendProblem } from './errors.ts';
@@ -18,12 +25,14 @@ export const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyRowId: string | null;
+    idempotencyScope: RequestScope | null;
   }
 }
 
 export interface IdempotencyHooks {
-  preHandler: preHandlerAsyncHookHandler;
+  preHandler: preHandlerHookHandler;
   onSend: onSendAsyncHookHandler;
+  onResponse: onResponseHookHandler;
 }
 
 /**
@@ -39,7 +48,10 @@ export function routePath(request: FastifyRequest): string {
 /** The hooks to attach to every write route (see app.ts): reads never pay for them. */
 export function idempotencyHooks(app: FastifyInstance, platform: Platform): IdempotencyHooks {
   const { db } = platform.database;
+  const scoping = platform.database.scoping;
+  const failpoints = platform.config.testFailpoints;
   app.decorateRequest('idempotencyRowId', null);
+  app.decorateRequest('idempotencyScope', null);
 
   async function claim(request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
     const { account, mode } = request.auth;
@@ -93,37 +105,70 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     throw new Problem('idempotency_key_in_progress', `Idempotency-Key "${key}" is contended; retry shortly.`, { headers: { 'retry-after': '1' } });
   }
 
-  const preHandler: preHandlerAsyncHookHandler = async (request, reply) => {
-    if (!request.auth) return;
+  // A callback hook: `done` must be called inside the scope, so that the handler and all it
+  // starts run in it (AsyncLocalStorage follows the calls and promises made from there).
+  const preHandler: preHandlerHookHandler = (request, reply, done) => {
+    if (!request.auth) return done();
     const header = request.headers['idempotency-key'];
-    if (header === undefined) return;
+    if (header === undefined) return done();
     const key = Array.isArray(header) ? header[0]! : header;
     if (!KEY_PATTERN.test(key)) {
-      return sendProblem(request, reply, new Problem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, "_", ":" or "-".'));
+      sendProblem(request, reply, new Problem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, "_", ":" or "-".'));
+      return;
     }
-    await claim(request, reply, key);
+    scoping.openScope().then((scope) => {
+      request.idempotencyScope = scope;
+      runInScope(scope, () => {
+        claim(request, reply, key).then(() => {
+          if (!reply.sent) done();
+        }, (err: Error) => done(err));
+      });
+    }, (err: Error) => done(err));
   };
 
+  /** Ends the request's transaction: commits what it did and its answer, or nothing. */
+  async function finish(request: FastifyRequest, commit: boolean): Promise<void> {
+    const scope = request.idempotencyScope;
+    if (!scope) return;
+    request.idempotencyScope = null;
+    await scoping.closeScope(scope, commit);
+  }
+
   // Store the outcome. As with Stripe, a request that never really executed (invalid input,
-  // rate limited) or that failed on our side releases the key, so a corrected retry runs.
+  // rate limited) or that failed on our side releases the key, so a corrected retry runs:
+  // its transaction rolls back, taking the claim and any change with it.
   const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+    // The worst moment to crash: the handler's work is done, its answer not yet stored.
+    if (failpoints && request.headers['x-switchboard-failpoint'] === 'crash-before-response') process.kill(process.pid, 'SIGKILL');
     const id = request.idempotencyRowId;
-    if (!id) return payload;
     request.idempotencyRowId = null;
-    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429) {
-      await db.deleteFrom('idempotency_keys').where('id', '=', id).execute();
-    } else {
-      await db.updateTable('idempotency_keys')
-        .set({
-          state: 'completed',
-          response_status: reply.statusCode,
-          response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
-          response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
-        })
-        .where('id', '=', id)
-        .execute();
+    if (!id) {
+      await finish(request, false); // a replay or a refusal: nothing of ours to keep
+      return payload;
     }
+    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429) {
+      await finish(request, false);
+      return payload;
+    }
+    await runInScope(request.idempotencyScope!, () => db.updateTable('idempotency_keys')
+      .set({
+        state: 'completed',
+        response_status: reply.statusCode,
+        response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+        response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+      })
+      .where('id', '=', id)
+      .execute());
+    await finish(request, true);
     return payload;
   };
-  return { preHandler, onSend };
+
+  // A request that ended without sending (the client went away first) must not hold its
+  // connection: what it did is rolled back, as if it had never arrived.
+  const onResponse: onResponseHookHandler = (request, _reply, done) => {
+    if (!request.idempotencyScope) return done();
+    finish(request, false).then(() => done(), () => done());
+  };
+
+  return { preHandler, onSend, onResponse };
 }

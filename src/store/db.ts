@@ -8,6 +8,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import { GroupCommitSqliteDriver } from './sqlite-group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { ScopingDriver } from './request-transaction.ts';
 import type { Tables } from './tables.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -15,6 +16,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<Tables>;
   engine: Engine;
+  /** Opens and ends request-wide transactions (src/store/request-transaction.ts). */
+  scoping: ScopingDriver;
   /** Human-readable location for logs (never includes a password). */
   location: string;
   close(): Promise<void>;
@@ -40,10 +43,12 @@ export function openDatabase(opts: OpenOptions): Database {
     // An idle client whose connection the server closed (restart, failover, admin) emits
     // 'error'; unhandled, that would crash the process. The pool replaces it on next use.
     pool.on('error', (err) => opts.onPoolError?.(err));
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    const dialect = new ScopingPostgresDialect({ pool });
+    const db = new Kysely<Tables>({ dialect });
     const url = new URL(opts.databaseUrl);
     return {
       db,
+      scoping: dialect.scoping,
       engine: 'postgres',
       location: `postgres://${url.host}${url.pathname}`,
       close: () => db.destroy(),
@@ -65,9 +70,11 @@ export function openDatabase(opts: OpenOptions): Database {
   const checkpointer = opts.backgroundCheckpoints
     ? (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (m) => opts.onPoolError?.(new Error(m))))
     : null;
-  const db = new Kysely<Tables>({ dialect: new GroupCommitSqliteDialect(sqlite) });
+  const dialect = new GroupCommitSqliteDialect(sqlite);
+  const db = new Kysely<Tables>({ dialect });
   return {
     db,
+    scoping: dialect.scoping,
     engine: 'sqlite',
     location: file,
     async close() {
@@ -79,11 +86,23 @@ export function openDatabase(opts: OpenOptions): Database {
 
 /** Kysely's SQLite dialect, with our driver: group commit and the transaction guard. */
 class GroupCommitSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqlite: SQLite.Database) {
+  readonly scoping: ScopingDriver;
+
+  constructor(sqlite: SQLite.Database) {
     super({ database: sqlite });
+    this.scoping = new ScopingDriver(new GroupCommitSqliteDriver(sqlite));
   }
 
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.sqlite);
+    return this.scoping;
+  }
+}
+
+/** Kysely's PostgreSQL dialect, with request scopes. */
+class ScopingPostgresDialect extends PostgresDialect {
+  readonly scoping = new ScopingDriver(super.createDriver());
+
+  override createDriver(): Driver {
+    return this.scoping;
   }
 }

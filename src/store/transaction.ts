@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from './tables.ts';
+import { currentRequestScope } from './request-transaction.ts';
 
 /** Set while code runs inside one of our transactions, when the guard is on (see below). */
 export const insideTransaction = new AsyncLocalStorage<true>();
@@ -29,6 +30,9 @@ export async function inTransaction<T>(db: Kysely<Tables>, fn: (trx: Trx) => Pro
     trx.afterCommit = (hook) => hooks.push(hook);
     return guarded ? insideTransaction.run(true, () => fn(trx)) : fn(trx);
   });
-  for (const hook of hooks) hook();
+  // Inside a request-wide transaction this one was a savepoint: its hooks wait for the real commit.
+  const scope = currentRequestScope();
+  if (scope) scope.afterCommit.push(...hooks);
+  else for (const hook of hooks) hook();
   return result;
 }

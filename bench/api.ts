@@ -13,6 +13,8 @@ import { scenarios, type BenchAccount, type Scenario } from './scenarios.ts';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+/** Run only the scenarios whose name contains this text (BENCH_ONLY='POST /v1/calls'). */
+const ONLY = process.env.BENCH_ONLY ?? '';
 
 interface Result { rps: number; p99: number; non2xx: number; cpuMicrosPerRequest: number }
 
@@ -66,7 +68,7 @@ const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
 
 console.log(`Switchboard API bench: ${WARMUP}s warm-up then ${DURATION}s per run, ${CONNECTIONS} connections, SQLite, one process each.\n`);
 try {
-  for (const scenario of scenarios) {
+  for (const scenario of scenarios.filter((s) => s.name.includes(ONLY))) {
     const target = scenario.workerOff ? oursWorkerOff : ours;
     await load(`${bareUrl}/bare${scenario.path}`, scenario, target.account, false, bare.child.pid!, WARMUP);
     const b = await load(`${bareUrl}/bare${scenario.path}`, scenario, target.account, false, bare.child.pid!, DURATION);

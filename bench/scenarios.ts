@@ -54,4 +54,14 @@ export const scenarios: Scenario[] = [
     idempotent: true,
     workerOff: true,
   },
+  {
+    // With a webhook_url whose host must be resolved (a DNS lookup off the database): the
+    // request waits on I/O that has nothing to do with the database while it holds its key.
+    name: 'POST /v1/calls, webhook_url host, worker off',
+    method: 'POST',
+    path: '/v1/calls',
+    body: (account) => ({ ...call(account), webhook_url: 'http://localhost:9/hook' }),
+    idempotent: true,
+    workerOff: true,
+  },
 ];

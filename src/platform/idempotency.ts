@@ -1,13 +1,16 @@
 // Idempotency-Key on every POST, PATCH and DELETE (ARCHITECTURE rule 5), as Stripe does it:
 // the first request claims the key with a unique insert; a replay returns the stored status
-// and body; another body under the same key is 422. The unique constraint makes this hold
-// across processes and nodes.
+// and body; another body under the same key is 422; a duplicate that ran meanwhile is 409.
+// The unique constraint makes this hold across processes and nodes.
 //
 // The claim, the handler's changes and the stored response are one database transaction
 // (src/store/request-transaction.ts): a crash before it commits leaves nothing, not even the
-// claim, and after it the answer is there to replay. A duplicate that arrives meanwhile waits
-// for the first to finish and then replays it (PostgreSQL holds its insert on the unique
-// index; SQLite's one connection queues it).
+// claim, and after it the answer is there to replay. The claim is made at the request's
+// first query, not on arrival, so the transaction is not held while the handler waits on
+// anything before it (SQLite's one connection would stall every other request meanwhile).
+// A duplicate that arrives meanwhile finds the claim when it makes its own (PostgreSQL holds
+// its insert on the unique index until the first commits; SQLite's one connection queues
+// it) and answers 409; its retry replays the first one's answer.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify';
 import { runInScope, type RequestScope } from '../store/request-transaction.ts';
 import type { Platform } from './context.ts';
@@ -53,15 +56,43 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   app.decorateRequest('idempotencyRowId', null);
   app.decorateRequest('idempotencyScope', null);
 
-  async function claim(request: FastifyRequest, reply: FastifyReply, key: string): Promise<void> {
+  /**
+   * Before the handler runs: a key already used answers at once (a replay, a 422 for another
+   * body, a 409 while a claim from an older version of this server is still locked). A new
+   * key gets a scope whose transaction claims it at the request's first query.
+   */
+  async function precheck(request: FastifyRequest, reply: FastifyReply, key: string): Promise<RequestScope | null> {
     const { account, mode } = request.auth;
     const path = routePath(request);
     const requestHash = hashRequest(request.method, path, request.body);
     const now = platform.clock.now();
     const scope = { account_id: account.id, mode, method: request.method, path, key };
 
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const id = newId('request');
+    const existing = await db.selectFrom('idempotency_keys').selectAll()
+      .where('account_id', '=', scope.account_id).where('mode', '=', mode)
+      .where('method', '=', scope.method).where('path', '=', path).where('key', '=', key)
+      .executeTakeFirst();
+    if (existing) {
+      const stale = existing.expires_at <= now.toISOString()
+        || (existing.state === 'in_progress' && existing.locked_until <= now.toISOString());
+      if (stale) {
+        await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
+      } else if (existing.request_hash !== requestHash) {
+        throw new Problem('idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request body on ${request.method} ${path}. Use a new key for a new request.`);
+      } else if (existing.state === 'in_progress') {
+        throw inProgress(key);
+      } else {
+        reply.header('idempotent-replayed', 'true');
+        reply.code(existing.response_status!).type(existing.response_content_type ?? 'application/json');
+        await reply.send(existing.response_body);
+        return null;
+      }
+    }
+
+    const id = newId('request');
+    return scoping.createScope(async () => {
+      // Inside the request's transaction: PostgreSQL holds this insert while another
+      // transaction holds the same key, then skips it if that one committed.
       const inserted = await db
         .insertInto('idempotency_keys')
         .values({
@@ -73,37 +104,14 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
         .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
         .returning('id')
         .executeTakeFirst();
-      if (inserted) {
-        request.idempotencyRowId = id;
-        return;
-      }
-
-      const existing = await db.selectFrom('idempotency_keys').selectAll()
-        .where('account_id', '=', scope.account_id).where('mode', '=', mode)
-        .where('method', '=', scope.method).where('path', '=', path).where('key', '=', key)
-        .executeTakeFirst();
-      if (!existing) continue; // deleted between our insert and select: try again
-      const stale = existing.expires_at <= now.toISOString()
-        || (existing.state === 'in_progress' && existing.locked_until <= now.toISOString());
-      if (stale) {
-        await db.deleteFrom('idempotency_keys').where('id', '=', existing.id).execute();
-        continue;
-      }
-      if (existing.request_hash !== requestHash) {
-        throw new Problem('idempotency_key_reused', `Idempotency-Key "${key}" was already used with a different request body on ${request.method} ${path}. Use a new key for a new request.`);
-      }
-      if (existing.state === 'in_progress') {
-        throw new Problem('idempotency_key_in_progress', `A request with Idempotency-Key "${key}" is still being processed; retry shortly.`, {
-          headers: { 'retry-after': '1' },
-        });
-      }
-      reply.header('idempotent-replayed', 'true');
-      reply.code(existing.response_status!).type(existing.response_content_type ?? 'application/json');
-      await reply.send(existing.response_body);
-      return;
-    }
-    throw new Problem('idempotency_key_in_progress', `Idempotency-Key "${key}" is contended; retry shortly.`, { headers: { 'retry-after': '1' } });
+      if (!inserted) throw inProgress(key); // a duplicate ran meanwhile: its retry replays it
+      request.idempotencyRowId = id;
+    });
   }
+
+  const inProgress = (key: string) => new Problem('idempotency_key_in_progress', `A request with Idempotency-Key "${key}" is still being processed; retry shortly.`, {
+    headers: { 'retry-after': '1' },
+  });
 
   // A callback hook: `done` must be called inside the scope, so that the handler and all it
   // starts run in it (AsyncLocalStorage follows the calls and promises made from there).
@@ -116,13 +124,10 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
       sendProblem(request, reply, new Problem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters of A-Z, a-z, 0-9, "_", ":" or "-".'));
       return;
     }
-    scoping.openScope().then((scope) => {
+    precheck(request, reply, key).then((scope) => {
+      if (!scope) return; // replayed
       request.idempotencyScope = scope;
-      runInScope(scope, () => {
-        claim(request, reply, key).then(() => {
-          if (!reply.sent) done();
-        }, (err: Error) => done(err));
-      });
+      runInScope(scope, done);
     }, (err: Error) => done(err));
   };
 
@@ -140,17 +145,17 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     // The worst moment to crash: the handler's work is done, its answer not yet stored.
     if (failpoints && request.headers['x-switchboard-failpoint'] === 'crash-before-response') process.kill(process.pid, 'SIGKILL');
-    const id = request.idempotencyRowId;
-    request.idempotencyRowId = null;
-    if (!id) {
-      await finish(request, false); // a replay or a refusal: nothing of ours to keep
-      return payload;
-    }
-    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429) {
+    const scope = request.idempotencyScope;
+    if (!scope) return payload; // no key, or a replay
+    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429 || scope.state !== 'open') {
       await finish(request, false);
       return payload;
     }
-    await runInScope(request.idempotencyScope!, () => db.updateTable('idempotency_keys')
+    // A handler that made no query has not claimed its key yet: claim it now, with the answer.
+    await runInScope(scope, () => scoping.begin(scope));
+    const id = request.idempotencyRowId!;
+    request.idempotencyRowId = null;
+    await runInScope(scope, () => db.updateTable('idempotency_keys')
       .set({
         state: 'completed',
         response_status: reply.statusCode,

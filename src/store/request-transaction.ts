@@ -7,6 +7,11 @@
 // its async context (services' own `inTransaction`, plain reads on `db`) runs on the scope's
 // one connection, and a transaction begun there becomes a savepoint of the outer one. The
 // services need not know: their code is the same inside a scope and out of it.
+//
+// The transaction begins lazily, at the request's first query, not when the request arrives:
+// SQLite has one connection, and a request holding it while it waits on something else (a
+// webhook host's DNS lookup before the first query, say) would stall every other request.
+// `begin` runs first inside the new transaction (the Idempotency-Key claim).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   CompiledQuery,
@@ -16,6 +21,10 @@ import {
 export interface RequestScope {
   /** The connection the scope's transaction runs on; null until it has begun. */
   connection: DatabaseConnection | null;
+  /** Set while the transaction is being begun: queries made meanwhile wait for it. */
+  opening: Promise<void> | null;
+  /** Runs first inside the transaction once it has begun; if it throws, the scope rolls back. */
+  begin: () => Promise<void>;
   /** Savepoints opened so far (names must be unique within the transaction). */
   savepoints: number;
   /** Hooks of inner transactions: they run when the outer transaction commits, not before. */
@@ -53,10 +62,12 @@ export class ScopingDriver implements Driver {
     return this.inner.init();
   }
 
-  acquireConnection(): Promise<DatabaseConnection> {
+  async acquireConnection(): Promise<DatabaseConnection> {
     const scope = scopes.getStore();
-    if (scope?.connection && scope.state === 'open') return Promise.resolve(new ScopedConnection(scope, scope.connection));
-    return this.inner.acquireConnection();
+    if (!scope || scope.state !== 'open') return this.inner.acquireConnection();
+    if (!scope.connection) await this.begin(scope);
+    if (scope.state !== 'open') throw new Error('the request transaction has ended; its work is over');
+    return new ScopedConnection(scope, scope.connection!);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -97,27 +108,42 @@ export class ScopingDriver implements Driver {
     return this.inner.destroy();
   }
 
-  /**
-   * Runs `next` inside a new scope whose transaction has begun: what `next` starts (the rest
-   * of the request) runs in it. The scope ends with `endRequestScope`, exactly once.
-   */
-  async openScope(): Promise<RequestScope> {
-    const scope: RequestScope = { connection: null, savepoints: 0, afterCommit: [], state: 'open' };
-    const connection = await this.inner.acquireConnection();
-    try {
-      await this.inner.beginTransaction(connection, {});
-    } catch (err) {
-      await this.inner.releaseConnection(connection);
-      throw err;
-    }
-    scope.connection = connection;
-    return scope;
+  /** A scope whose transaction begins at its first query (or at `begin`, whichever is first). */
+  createScope(begin: () => Promise<void>): RequestScope {
+    return { connection: null, opening: null, begin, savepoints: 0, afterCommit: [], state: 'open' };
+  }
+
+  /** Begins the scope's transaction now if it has not begun (call it inside the scope). */
+  begin(scope: RequestScope): Promise<void> {
+    scope.opening ??= (async () => {
+      const connection = await this.inner.acquireConnection();
+      try {
+        await this.inner.beginTransaction(connection, {});
+      } catch (err) {
+        await this.inner.releaseConnection(connection);
+        throw err;
+      }
+      scope.connection = connection;
+      try {
+        await scope.begin();
+      } catch (err) {
+        await this.closeScope(scope, false).catch(() => {});
+        throw err;
+      }
+    })();
+    return scope.opening;
   }
 
   /** Commits (or rolls back) the scope's transaction and gives its connection back. */
   async closeScope(scope: RequestScope, commit: boolean): Promise<void> {
     if (scope.state !== 'open') return;
-    const connection = scope.connection!;
+    if (scope.opening && !scope.connection) await scope.opening.catch(() => {});
+    const connection = scope.connection;
+    if (!connection) {
+      scope.state = 'rolled_back'; // it never began: nothing to end
+      return;
+    }
+    if (scope.state !== 'open') return;
     scope.state = commit ? 'committed' : 'rolled_back';
     try {
       if (commit) await this.inner.commitTransaction(connection);

@@ -81,25 +81,30 @@ describe('switchboard CLI', () => {
 describe('switchboard serve', () => {
   test('first start on an empty store prints a trial account and keys; SIGTERM shuts down cleanly', async () => {
     const empty = await import('../helpers/database.ts').then((m) => m.createTestStore());
+    let child: ReturnType<typeof spawn> | undefined;
     try {
       const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn' };
       if (empty.databaseUrl) env.DATABASE_URL = empty.databaseUrl;
       else delete env.DATABASE_URL;
-      const child = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--port', '0', '--data-dir', empty.dataDir], { env });
+      const server = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--port', '0', '--data-dir', empty.dataDir], { env });
+      child = server;
       let out = '';
-      child.stdout.on('data', (c) => { out += c; });
+      server.stdout.on('data', (c) => { out += c; });
+      // Generous: a cold start transpiles the sources, which takes tens of seconds on a busy machine.
       const started = Date.now();
-      while (!/sandbox key\s+sb_test_/.test(out) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 50));
+      while (!/sandbox key\s+sb_test_/.test(out) && Date.now() - started < 90_000) await new Promise((r) => setTimeout(r, 50));
       assert.match(out, /account\s+acct_/);
       assert.match(out, /live key\s+sb_live_/);
       const url = /curl .* (http:\/\/127\.0\.0\.1:\d+)\/v1\/account/.exec(out)![1]!;
       const key = /sandbox key\s+(sb_test_\S+)/.exec(out)![1]!;
       const res = await fetch(`${url}/v1/account`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(res.status, 200);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
+      const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+      server.kill('SIGTERM');
       assert.equal(await exited, 0);
     } finally {
+      // A failed assertion must not leave the server running (it would hold the suite open).
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await empty.drop();
     }
   });

@@ -53,8 +53,47 @@ export function acceptsEmptyBody(schema: unknown): boolean {
   }
 }
 
-export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as any;
+/**
+ * Where the first NUL character (U+0000) in a request part is, as a JSON pointer, or null.
+ * NUL is refused in every string, key included, before the schema is consulted: PostgreSQL
+ * cannot store it in text or JSON at all (SQLite can), so letting it through would make the
+ * same request a 500 on one database and a success on the other.
+ */
+export function nulPointer(value: unknown, pointer = '', depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? pointer : null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulPointer(value[i], `${pointer}/${i}`, depth + 1);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const at = `${pointer}/${key.replace(/\0/g, '\\u0000')}`;
+    if (key.includes('\0')) return at;
+    const found = nulPointer(inner, at, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** Ajv's validator for the part, behind the NUL check every part shares. */
+export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
+  const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  const checked = (data: unknown): boolean => {
+    const at = nulPointer(data);
+    if (at !== null) {
+      checked.errors = [{ keyword: 'nulCharacter', instancePath: at, schemaPath: '#', params: {}, data }] as ErrorObject[];
+      return false;
+    }
+    const ok = validate(data) as boolean;
+    checked.errors = validate.errors;
+    return ok;
+  };
+  checked.errors = null as ErrorObject[] | null | undefined;
+  return checked as any;
+};
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string', integer: 'an integer', number: 'a number', boolean: 'true or false',
@@ -91,6 +130,8 @@ function describe(error: ErrorObject, part: string, field: string): { code: Fiel
     return { code: 'invalid_phone_number', message: unencodedPlus ? `${E164_HINT}; in a query string write the + as %2B` : phoneNumberMessage(error.data) };
   }
   switch (error.keyword) {
+    case 'nulCharacter':
+      return { code: 'invalid_format', message: 'must not contain the NUL character (U+0000)' };
     case 'required':
       return { code: 'required', message: 'is required' };
     case 'additionalProperties':

@@ -25,6 +25,8 @@ export interface Config {
   /** Seconds between webhook attempts after the first (which is immediate). */
   webhookRetrySchedule: number[];
   webhookTimeoutMs: number;
+  /** A call flow's webhook (answer_url, voice_url, action_url, redirect) not answered within this falls back (a caller waits in silence meanwhile). */
+  flowWebhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   /** Multiplies every simulated carrier delay (0.01 makes a 5 s call last 50 ms). */
   simTimeScale: number;
@@ -102,6 +104,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     trustProxy: trustProxy(env.SWITCHBOARD_TRUST_PROXY),
     webhookRetrySchedule: schedule.length > 0 ? schedule : DEFAULT_RETRY_SCHEDULE,
     webhookTimeoutMs: number(env, 'SWITCHBOARD_WEBHOOK_TIMEOUT_MS', 10_000),
+    flowWebhookTimeoutMs: number(env, 'SWITCHBOARD_FLOW_WEBHOOK_TIMEOUT_MS', 5_000),
     webhookAllowPrivate: bool(env, 'SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE', false),
     simTimeScale: number(env, 'SWITCHBOARD_SIM_TIME_SCALE', 1),
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),

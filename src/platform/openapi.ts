@@ -21,6 +21,7 @@ export const OPENAPI_INFO = {
 const EVENT_OBJECTS: Array<[string, string]> = [
   ['call.recording.', 'Recording'],
   ['call.gather.', 'CallGather'],
+  ['call.flow.failed', 'CallFlowFailure'],
   ['call.', 'Call'],
   ['message.', 'Message'],
   ['number.port.', 'Port'],

@@ -13,6 +13,9 @@ import { FlowInterpreter } from './flows/interpreter.ts';
 import { flowRoutes } from './flows/routes.ts';
 import { SandboxFarEnd } from './flows/far-end.ts';
 import { farEndRoutes } from './flows/sandbox-routes.ts';
+import { FlowWebhookClient } from './flows/flow-webhook.ts';
+import { DefaultSecrets } from '../webhooks/default-secrets.ts';
+import { SecretBox } from '../webhooks/secret-box.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',
@@ -30,7 +33,11 @@ export const callsModule: SwitchboardModule = {
     const calls = new CallService(platform, events, carriers);
     simulator.connect(calls);
     live?.connect(calls);
-    new FlowInterpreter(platform, calls, carriers, events);
+    // Flow webhooks are signed with the account's default secret, like a call's own webhook_url.
+    const box = SecretBox.fromConfig(platform.config);
+    const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
+    app.addHook('onClose', () => flowWebhooks.close());
+    new FlowInterpreter(platform, calls, carriers, events, flowWebhooks);
     services.calls = calls;
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);

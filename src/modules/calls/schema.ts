@@ -69,8 +69,10 @@ export const CreateCallBody = Type.Object(
     metadata: Type.Optional(Metadata),
     flow: Type.Optional(Type.Array(Type.Any(), {
       description: 'A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. '
-        + 'Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.',
+        + 'Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`. Not with answer_url.',
     })),
+    answer_url: Type.Optional(Type.String({ maxLength: 2048, description: 'When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs the flow the answer holds. Not with flow.', examples: ['https://example.com/voice/answer'] })),
+    answer_fallback_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the caller hears an apology and the call hangs up.', examples: ['https://example.com/voice/fallback'] })),
   },
   { additionalProperties: false },
 );

@@ -23,7 +23,7 @@ import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer }
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
 import { validateFlow } from './flows/validate.ts';
-import { newFlowState } from './flows/state.ts';
+import { fetchedFlowState, newFlowState } from './flows/state.ts';
 
 export interface CreateCallInput {
   from: string;
@@ -35,6 +35,9 @@ export interface CreateCallInput {
   metadata?: Record<string, string> | undefined;
   /** A call flow run when the call is answered (validated by flows/validate.ts). */
   flow?: unknown[] | undefined;
+  /** Where the flow is fetched from when the call is answered (not with `flow`). */
+  answer_url?: string | undefined;
+  answer_fallback_url?: string | undefined;
 }
 
 export interface Caller {
@@ -148,6 +151,20 @@ export class CallService implements CallSignals {
       }
       flowState = JSON.stringify(newFlowState(checked.verbs));
     }
+    if (input.answer_url !== undefined && input.flow !== undefined) {
+      throw invalidField('answer_url', 'cannot be given with flow: a call runs either an inline flow or the one answer_url answers.', 'not_allowed');
+    }
+    if (input.answer_fallback_url !== undefined && input.flow === undefined && input.answer_url === undefined) {
+      throw invalidField('answer_fallback_url', 'needs answer_url (or a flow with webhooks): it is what is asked when they fail.', 'not_allowed');
+    }
+    if (input.answer_url !== undefined) {
+      await assertWebhookUrlAllowed(input.answer_url, mode, this.platform.config, 'answer_url');
+      flowState = JSON.stringify(fetchedFlowState(input.answer_url, null));
+    }
+    if (input.answer_fallback_url !== undefined) {
+      await assertWebhookUrlAllowed(input.answer_fallback_url, mode, this.platform.config, 'answer_fallback_url');
+      flowState = JSON.stringify({ ...JSON.parse(flowState!), fallbackUrl: input.answer_fallback_url });
+    }
     const carrier = this.carriers.forMode(mode);
     const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url', 'voice_trunk'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
@@ -162,7 +179,7 @@ export class CallService implements CallSignals {
     if (flowState !== null && carrier.runsFlows === false) {
       throw new Problem('flow_not_supported', `Call flows do not run on ${mode} calls over this server's ${carrier.name} carrier yet, so nothing was created. `
         + 'Place the call without a flow, or try the flow with a sandbox key.', {
-        errors: [{ field: 'flow', message: 'is not supported on this carrier yet', code: 'not_allowed' }],
+        errors: [{ field: input.flow !== undefined ? 'flow' : 'answer_url', message: 'is not supported on this carrier yet', code: 'not_allowed' }],
       });
     }
 

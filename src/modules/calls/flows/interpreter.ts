@@ -4,17 +4,35 @@
 // with the new state), or end the call when the flow says so or runs out (as TwiML does).
 // The port reports back through MediaEvents outside any transaction; a report for another
 // op id than the one the state awaits is stale (late, repeated after a restart) and ignored.
+//
+// Flows may come from the customer's server (answer_url, voice_url, a gather's action_url,
+// redirect): the state records the pending webhook and a durable job fetches it outside any
+// transaction (flow-webhook.ts). A failed fetch tries the fallback URL once, then the flow
+// apologises and hangs up; every failure fires call.flow.failed. Never silence.
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import type { HeardInput, MediaEvents, MediaOp, MediaResult, PromptOp } from '../../../carriers/media-port.ts';
-import type { EventEmitter } from '../../../events/emit.ts';
 import type { VoiceCarriers } from '../../../carriers/carrier.ts';
+import type { EventEmitter } from '../../../events/emit.ts';
+import type { EventType } from '../../../events/catalogue.ts';
 import type { CallRow } from '../tables.ts';
 import type { CallService } from '../service.ts';
+import { presentOne } from '../presenter.ts';
 import { isFinal } from '../states.ts';
-import type { Verb } from './schema.ts';
-import { flowLogOf, flowStateOf, saveFlow, verbName, type FlowLogEntry, type FlowState } from './state.ts';
+import { FLOW_LIMITS, type Verb } from './schema.ts';
+import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
+import { flowLogOf, flowStateOf, saveFlow, verbName, type FlowLogEntry, type FlowState, type PendingFetch } from './state.ts';
+
+const FETCH_JOB = 'flows.fetch';
+/** What a caller hears when the flow cannot go on. */
+export const APOLOGY_TEXT = 'We are sorry, an application error has occurred. Goodbye.';
+const APOLOGY: Verb[] = [{ say: { text: APOLOGY_TEXT, loop: 1 } }, { hangup: {} }];
+
+interface FetchStep {
+  callId: string;
+  opId: string;
+}
 
 export class FlowInterpreter implements MediaEvents {
   constructor(
@@ -22,8 +40,10 @@ export class FlowInterpreter implements MediaEvents {
     private readonly calls: CallService,
     private readonly carriers: VoiceCarriers,
     private readonly events: EventEmitter,
+    private readonly webhooks: FlowWebhookClient,
   ) {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
+    platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
       if (from === 'in_progress' && isFinal(call.status) && call.flow_state) await this.callEnded(trx, call, clock);
@@ -37,10 +57,11 @@ export class FlowInterpreter implements MediaEvents {
   private async start(trx: Trx, call: CallRow, clock: Clock): Promise<void> {
     const state = flowStateOf(call);
     if (!state || state.op !== null || state.pc !== 0) return;
+    if (state.verbs.length === 0 && state.fetch) return this.startFetch(trx, call, state, flowLogOf(call), clock, state.fetch);
     await this.advance(trx, call, state, flowLogOf(call), clock);
   }
 
-  /** Runs verbs from `state.pc` until one waits on the media, or the flow ends the call. */
+  /** Runs verbs from `state.pc` until one waits on the media or a webhook, or the flow ends the call. */
   private async advance(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock): Promise<void> {
     const now = clock.now().toISOString();
     const verb = state.verbs[state.pc];
@@ -57,8 +78,9 @@ export class FlowInterpreter implements MediaEvents {
       await this.calls.endFromFlow(trx, saved, clock);
       return;
     }
-    const opId = `${call.id}:${state.seq + 1}`;
     log.push({ index: state.pc, verb: name, started_at: now, ended_at: null, result: null });
+    if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
+    const opId = `${call.id}:${state.seq + 1}`;
     const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1 }, log);
     await this.carriers.named(call.carrier).media.run(trx, saved, opId, mediaOpOf(verb));
   }
@@ -71,22 +93,79 @@ export class FlowInterpreter implements MediaEvents {
       const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
       const log = flowLogOf(call);
       closeEntry(log, clock.now().toISOString(), resultOf(result));
+      // A verb ran on the media: the chain of webhook answers is broken, the hop count restarts.
+      const next: FlowState = { ...state, op: null, pc: state.pc + 1, hops: 0 };
       const verb = state.verbs[state.pc];
-      if (result.kind === 'collect' && verb && 'gather' in verb) await this.gathered(trx, call, state.pc, result, clock);
-      await this.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
-    });
-  }
-
-  /** A gather ended: call.gather.completed says with what. */
-  private async gathered(trx: Trx, call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>, clock: Clock): Promise<void> {
-    await this.events.emit(trx, {
-      accountId: call.account_id, mode: call.mode, type: 'call.gather.completed', resourceType: 'call', resourceId: call.id,
-      object: gatherOf(call, index, result), webhookUrl: call.webhook_url, clock,
+      if (result.kind === 'collect' && verb && 'gather' in verb) {
+        const gather = gatherOf(call, state.pc, result);
+        await this.emit(trx, call, 'call.gather.completed', gather, clock);
+        const actionUrl = verb.gather.action_url;
+        if (actionUrl && result.reason !== 'hangup' && result.reason !== 'interrupted') {
+          return this.startFetch(trx, call, next, log, clock, { reason: 'gather', url: actionUrl, fallback: false, gather });
+        }
+      }
+      await this.advance(trx, call, next, log, clock);
     });
   }
 
   async heard(_callId: string, _input: HeardInput): Promise<void> {
     // Input outside a gather has no effect on the flow.
+  }
+
+  /** The flow waits on a webhook: the state says which, and a durable job asks it. */
+  private async startFetch(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, fetch: PendingFetch): Promise<void> {
+    const hops = (state.hops ?? 0) + (fetch.fallback ? 0 : 1);
+    if (hops > FLOW_LIMITS.hops) {
+      return this.failFlow(trx, call, state, log, clock, fetch, {
+        cause: 'redirect_loop', statusCode: null, field: null,
+        detail: `${FLOW_LIMITS.hops} flow webhooks answered in a row without a verb that speaks, plays, gathers or dials between them; the last asked was ${fetch.url}.`,
+      });
+    }
+    const opId = `${call.id}:${state.seq + 1}`;
+    await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, fetch, hops }, log);
+    await this.platform.jobs.enqueue(trx, FETCH_JOB, { callId: call.id, opId } satisfies FetchStep, { clockId: call.mode === 'sandbox' ? call.account_id : null });
+  }
+
+  /** Asks the pending webhook (no transaction held meanwhile), then takes its answer or its failure. */
+  private async fetchStep(step: FetchStep): Promise<void> {
+    const call = await this.db.selectFrom('calls').selectAll().where('id', '=', step.callId).executeTakeFirst();
+    const state = call ? flowStateOf(call) : null;
+    if (!call || !state?.fetch || state.op !== step.opId || call.status !== 'in_progress') return;
+    const pending = state.fetch;
+    const payload = {
+      object: 'flow_request',
+      reason: pending.reason,
+      call: await presentOne(this.db, call, this.platform.publicUrl.base),
+      gather: pending.gather ?? null,
+    };
+    const answer = await this.webhooks.fetch(pending.url, call.account_id, call.mode, `flowreq_${step.opId.replace(':', '_')}`, payload);
+    await inTransaction(this.db, async (trx) => {
+      const locked = await this.calls.lock(trx, step.callId);
+      const now = locked ? flowStateOf(locked) : null;
+      if (!locked || !now || now.op !== step.opId || locked.status !== 'in_progress') return;
+      const clock = await this.platform.sandboxClocks.clockFor(locked.account_id, locked.mode, trx);
+      const log = flowLogOf(locked);
+      if (pending.reason === 'redirect') closeEntry(log, clock.now().toISOString(), { url: pending.url, status_code: answer.statusCode, ok: answer.ok });
+      if (answer.ok) return this.advance(trx, locked, { ...now, verbs: answer.verbs, pc: 0, op: null, fetch: null }, log, clock);
+      await this.failFlow(trx, locked, now, log, clock, pending, answer);
+    });
+  }
+
+  /** A flow webhook failed: call.flow.failed, then the fallback URL once, else the apology and hang-up. */
+  private async failFlow(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, pending: PendingFetch, failure: FlowFailure): Promise<void> {
+    const fallback = !pending.fallback && state.fallbackUrl ? state.fallbackUrl : null;
+    await this.emit(trx, call, 'call.flow.failed', {
+      object: 'call_flow_failure', call_id: call.id, cause: failure.cause, detail: failure.detail, url: pending.url,
+      status_code: failure.statusCode, field: failure.field, next: fallback ? 'fallback' : 'apology',
+    }, clock);
+    if (fallback) return this.startFetch(trx, call, { ...state, op: null }, log, clock, { ...pending, url: fallback, fallback: true });
+    await this.advance(trx, call, { ...state, verbs: APOLOGY, pc: 0, op: null, fetch: null, failed: true }, log, clock);
+  }
+
+  private async emit(trx: Trx, call: CallRow, type: EventType, object: Record<string, unknown>, clock: Clock): Promise<void> {
+    await this.events.emit(trx, {
+      accountId: call.account_id, mode: call.mode, type, resourceType: 'call', resourceId: call.id, object, webhookUrl: call.webhook_url, clock,
+    });
   }
 
   /** The call ended under a running verb: its log entry ends with the call. */
@@ -95,7 +174,7 @@ export class FlowInterpreter implements MediaEvents {
     if (!state || state.op === null) return;
     const log = flowLogOf(call);
     closeEntry(log, call.ended_at ?? clock.now().toISOString(), { reason: 'hangup' });
-    await saveFlow(trx, call, { ...state, op: null }, log);
+    await saveFlow(trx, call, { ...state, op: null, fetch: null }, log);
   }
 }
 
@@ -112,7 +191,7 @@ function resultOf(result: MediaResult): Record<string, unknown> {
   return rest;
 }
 
-/** The object of call.gather.completed (the CallGather schema). */
+/** The object of call.gather.completed (the CallGather schema), also what an action_url receives. */
 export function gatherOf(call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>) {
   return {
     object: 'call_gather' as const,

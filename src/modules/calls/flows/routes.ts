@@ -7,6 +7,7 @@ import type { CallService } from '../service.ts';
 import type { CallRow } from '../tables.ts';
 import { FlowSchema, VERB_NAMES } from './schema.ts';
 import { flowLogOf, flowStateOf } from './state.ts';
+import { FLOW_FAILURE_CAUSES } from './flow-webhook.ts';
 
 export const CallFlowSchema = Type.Object({
   object: Type.Literal('call_flow'),
@@ -35,6 +36,18 @@ export const CallGatherSchema = Type.Object({
   }),
 }, { $id: 'CallGather' });
 
+/** data.object of call.flow.failed. */
+export const CallFlowFailureSchema = Type.Object({
+  object: Type.Literal('call_flow_failure'),
+  call_id: Type.String(),
+  cause: Type.Enum(FLOW_FAILURE_CAUSES, { description: 'timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.' }),
+  detail: Type.String({ description: 'What went wrong, in a sentence.' }),
+  url: Type.String({ description: 'The flow webhook that failed.' }),
+  status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status it answered, if it answered.' }),
+  field: Type.Union([Type.String(), Type.Null()], { description: 'invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.' }),
+  next: Type.Enum(['fallback', 'apology'], { description: 'fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up.' }),
+}, { $id: 'CallFlowFailure' });
+
 export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
   const state = flowStateOf(row);
   return { object: 'call_flow', call_id: row.id, flow: state?.verbs ?? null, position: state ? state.pc : null, log: flowLogOf(row) } as Static<typeof CallFlowSchema>;
@@ -44,6 +57,7 @@ export function flowRoutes(app: App, calls: CallService): void {
   app.addSchema(FlowSchema);
   app.addSchema(CallFlowSchema);
   app.addSchema(CallGatherSchema);
+  app.addSchema(CallFlowFailureSchema);
   app.get('/v1/calls/:id/flow', {
     config: { scope: 'calls:read' },
     schema: { operationId: 'getCallFlow', tags: ['Calls'], summary: 'Fetch the flow a call runs and the log of its verbs', params: IdParams,

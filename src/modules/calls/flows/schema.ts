@@ -4,8 +4,10 @@
 // document against it and names the JSON path of each error (`flow[2].say.loop`).
 import { Type, type Static } from 'typebox';
 
-/** Bounds of one flow document (the interpreter also bounds redirects and total time). */
+/** Bounds of one flow document, and of the webhooks a call may chain. */
 export const FLOW_LIMITS = {
+  /** Flow webhooks answered in a row without a verb that plays, gathers or dials finishing between. */
+  hops: 10,
   verbs: 100,
   /** Serialised size of one document. */
   bytes: 64 * 1024,
@@ -32,6 +34,13 @@ export const PauseVerb = Type.Object({
   seconds: Type.Number({ exclusiveMinimum: 0, maximum: FLOW_LIMITS.pauseSeconds, description: 'Seconds of silence.' }),
 }, { additionalProperties: false, description: 'Wait in silence.' });
 
+/** A URL Switchboard POSTs to (signed like every webhook) for the next flow. */
+const FlowUrl = (description: string) => Type.String({ format: 'uri', maxLength: 2048, description, examples: ['https://example.com/voice/menu'] });
+
+export const RedirectVerb = Type.Object({
+  url: FlowUrl('Answers the flow that replaces this one (a signed POST).'),
+}, { additionalProperties: false, description: 'Continue with the flow another URL answers.' });
+
 /** What a gather may play while it listens: say and pause (and play, when it lands). */
 const Prompt = Type.Union([
   Type.Object({ say: SayVerb }, { additionalProperties: false, title: 'say' }),
@@ -49,6 +58,7 @@ export const GatherVerb = Type.Object({
   hints: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: FLOW_LIMITS.hints, default: [], description: 'Words and phrases likely to be said (speech recogniser hints).' })),
   barge_in: Type.Optional(Type.Boolean({ default: true, description: 'Input stops the prompts at once.' })),
   prompts: Type.Optional(Type.Array(Prompt, { maxItems: FLOW_LIMITS.prompts, default: [], description: 'Played while listening, in order.' })),
+  action_url: Type.Optional(FlowUrl('Receives the result (a signed POST); its answer is the flow that runs next. Without it the flow goes on.')),
 }, { additionalProperties: false, description: 'Collect keypresses and/or speech.' });
 
 export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
@@ -58,6 +68,7 @@ export const VERB_SCHEMAS = {
   say: SayVerb,
   pause: PauseVerb,
   gather: GatherVerb,
+  redirect: RedirectVerb,
   hangup: HangupVerb,
 } as const;
 
@@ -68,6 +79,7 @@ export type Verb =
   | { say: Static<typeof SayVerb> }
   | { pause: Static<typeof PauseVerb> }
   | { gather: Static<typeof GatherVerb> }
+  | { redirect: Static<typeof RedirectVerb> }
   | { hangup: Static<typeof HangupVerb> };
 
 export const FlowSchema = Type.Array(

@@ -1,19 +1,37 @@
-// A call's flow, durable in its row: the verbs, which one runs (`pc`), the media operation it
-// awaits (`op`, so a late or repeated report from the port is ignored), and the log of every
-// verb run so far. Written in the same transaction as the media command it goes with, so a
-// restart finds the call exactly where the flow was.
+// A call's flow, durable in its row: the verbs, which one runs (`pc`), the media operation or
+// webhook it awaits (`op`, so a late or repeated report is ignored), the webhook to fetch
+// while one is pending, and the log of every verb run so far. Written in the same transaction
+// as the media command or fetch job it goes with, so a restart finds the call exactly where
+// the flow was.
 import type { Trx } from '../../../store/transaction.ts';
 import type { CallRow } from '../tables.ts';
 import type { Verb, VerbName } from './schema.ts';
+
+/** A flow webhook the call waits on: why it is asked, where, and whether it is the fallback. */
+export interface PendingFetch {
+  reason: 'answer' | 'gather' | 'redirect';
+  url: string;
+  fallback: boolean;
+  /** reason gather: the result the action_url receives. */
+  gather?: Record<string, unknown>;
+}
 
 export interface FlowState {
   verbs: Verb[];
   /** Index of the verb running (or about to run). */
   pc: number;
-  /** Id of the media operation the running verb awaits; null between verbs. */
+  /** Id of the media operation or webhook fetch the flow awaits; null between verbs. */
   op: string | null;
   /** Counter behind op ids: `<call id>:<seq>`. */
   seq: number;
+  /** The webhook being fetched while `op` awaits one; the flow's first one (answer_url, voice_url) before the answer. */
+  fetch?: PendingFetch | null;
+  /** Asked when a flow webhook fails (a number's voice_fallback_url, or answer_fallback_url). */
+  fallbackUrl?: string | null;
+  /** Flow webhooks answered in a row with no media verb finishing between: bounds redirect loops. */
+  hops?: number;
+  /** The flow failed and its apology runs: nothing more is fetched. */
+  failed?: boolean;
 }
 
 export interface FlowLogEntry {
@@ -22,12 +40,17 @@ export interface FlowLogEntry {
   verb: VerbName;
   started_at: string;
   ended_at: string | null;
-  /** What came of it: `{reason}` for say and pause (finished, interrupted, hangup). */
+  /** What came of it: `{reason}` for say and pause (finished, interrupted, hangup), the input for gather. */
   result: Record<string, unknown> | null;
 }
 
 export function newFlowState(verbs: Verb[]): FlowState {
   return { verbs, pc: 0, op: null, seq: 0 };
+}
+
+/** A flow that starts by asking `url` for its verbs when the call is answered. */
+export function fetchedFlowState(url: string, fallbackUrl: string | null): FlowState {
+  return { verbs: [], pc: 0, op: null, seq: 0, fetch: { reason: 'answer', url, fallback: false }, fallbackUrl };
 }
 
 export function flowStateOf(call: CallRow): FlowState | null {

@@ -414,10 +414,45 @@ type CallFlow struct {
 	Log []CallFlowLogItem `json:"log"`
 }
 
+type CallFlowFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.flow.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                   `json:"sequence"`
+	Data     CallFlowFailedEventData `json:"data"`
+}
+
+type CallFlowFailedEventData struct {
+	Object CallFlowFailure `json:"object"`
+}
+
+type CallFlowFailure struct {
+	// One of: call_flow_failure.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop. One of: timeout, unreachable, http_status, invalid_json, invalid_flow, empty_flow, redirect_loop.
+	Cause string `json:"cause"`
+	// What went wrong, in a sentence.
+	Detail string `json:"detail"`
+	// The flow webhook that failed.
+	URL string `json:"url"`
+	// The HTTP status it answered, if it answered.
+	StatusCode *int64 `json:"status_code"`
+	// invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
+	Field *string `json:"field"`
+	// fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up. One of: fallback, apology.
+	Next string `json:"next"`
+}
+
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, pause, gather, hangup.
+	// One of: say, pause, gather, redirect, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
@@ -838,8 +873,12 @@ type CreateCallRequest struct {
 	TimeLimit *int64 `json:"time_limit,omitempty"`
 	// Up to 20 string key-value pairs for your own use.
 	Metadata map[string]string `json:"metadata,omitempty"`
-	// A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.
+	// A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`. Not with answer_url.
 	Flow []any `json:"flow,omitempty"`
+	// When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs the flow the answer holds. Not with flow.
+	AnswerURL *string `json:"answer_url,omitempty"`
+	// Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the caller hears an apology and the call hangs up.
+	AnswerFallbackURL *string `json:"answer_fallback_url,omitempty"`
 }
 
 type CreateKeyRequest struct {
@@ -2084,6 +2123,7 @@ var EventTypes = []string{
 	"call.canceled",
 	"call.completed",
 	"call.failed",
+	"call.flow.failed",
 	"call.gather.completed",
 	"call.no_answer",
 	"call.queued",

@@ -515,12 +515,60 @@ export interface CallFlow {
   log: Array<CallFlowLogItem>;
 }
 
+export interface CallFlowFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.flow.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallFlowFailedEventData;
+}
+
+export interface CallFlowFailedEventData {
+  object: CallFlowFailure;
+}
+
+export interface CallFlowFailure {
+  object: "call_flow_failure";
+  call_id: string;
+  /**
+   * timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.
+   */
+  cause: "timeout" | "unreachable" | "http_status" | "invalid_json" | "invalid_flow" | "empty_flow" | "redirect_loop";
+  /**
+   * What went wrong, in a sentence.
+   */
+  detail: string;
+  /**
+   * The flow webhook that failed.
+   */
+  url: string;
+  /**
+   * The HTTP status it answered, if it answered.
+   */
+  status_code: number | null;
+  /**
+   * invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
+   */
+  field: string | null;
+  /**
+   * fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up.
+   */
+  next: "fallback" | "apology";
+}
+
 export interface CallFlowLogItem {
   /**
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "pause" | "gather" | "hangup";
+  verb: "say" | "pause" | "gather" | "redirect" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -1060,9 +1108,17 @@ export interface CreateCallRequest {
    */
   metadata?: Record<string, string>;
   /**
-   * A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`.
+   * A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated before anything is created: a 400 `validation_failed` names each bad path, e.g. `flow[2].say.loop`. Not with answer_url.
    */
   flow?: Array<unknown>;
+  /**
+   * When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs the flow the answer holds. Not with flow.
+   */
+  answer_url?: string;
+  /**
+   * Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the caller hears an apology and the call hangs up.
+   */
+  answer_fallback_url?: string;
 }
 
 export interface CreateKeyRequest {
@@ -2694,4 +2750,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.gather.completed" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

@@ -391,7 +391,7 @@ class Switchboard(BaseClient):
         """
         return self._page("GET", f"/v1/calls", {"limit": limit, "starting_after": starting_after, "status": status, "from": from_, "to": to, "created_gte": created_gte, "created_lte": created_lte}, ("model", "Call"), request_options)
 
-    def create_call(self, *, from_: str, to: str, record: Union[bool, NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, timeout: Union[int, NotGiven] = NOT_GIVEN, time_limit: Union[int, NotGiven] = NOT_GIVEN, metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN, flow: Union[List[Any], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Call:
+    def create_call(self, *, from_: str, to: str, record: Union[bool, NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, timeout: Union[int, NotGiven] = NOT_GIVEN, time_limit: Union[int, NotGiven] = NOT_GIVEN, metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN, flow: Union[List[Any], NotGiven] = NOT_GIVEN, answer_url: Union[str, NotGiven] = NOT_GIVEN, answer_fallback_url: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Call:
         """Place an outbound call
 
         ``POST /v1/calls``
@@ -400,7 +400,7 @@ class Switchboard(BaseClient):
 
         Required scope: `calls:write`.
         """
-        return self._request("POST", f"/v1/calls", None, {"from": from_, "to": to, "record": record, "webhook_url": webhook_url, "timeout": timeout, "time_limit": time_limit, "metadata": metadata, "flow": flow}, ("model", "Call"), request_options)
+        return self._request("POST", f"/v1/calls", None, {"from": from_, "to": to, "record": record, "webhook_url": webhook_url, "timeout": timeout, "time_limit": time_limit, "metadata": metadata, "flow": flow, "answer_url": answer_url, "answer_fallback_url": answer_fallback_url}, ("model", "Call"), request_options)
 
     def get_call(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Call:
         """Fetch a call

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -640,9 +640,60 @@ class CallFlow(Model):
 
 
 @dataclass
+class CallFlowFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.flow.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallFlowFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallFlowFailedEventData")),
+    )
+
+
+@dataclass
+class CallFlowFailedEventData(Model):
+    object: "CallFlowFailure"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallFlowFailure")),
+    )
+
+
+@dataclass
+class CallFlowFailure(Model):
+    object: Literal["call_flow_failure"]
+    call_id: str
+    cause: Literal["timeout", "unreachable", "http_status", "invalid_json", "invalid_flow", "empty_flow", "redirect_loop"]  # timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.
+    detail: str  # What went wrong, in a sentence.
+    url: str  # The flow webhook that failed.
+    status_code: Optional[int]  # The HTTP status it answered, if it answered.
+    field: Optional[str]  # invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
+    next: Literal["fallback", "apology"]  # fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("cause", "cause", None),
+        ("detail", "detail", None),
+        ("url", "url", None),
+        ("status_code", "status_code", None),
+        ("field", "field", None),
+        ("next", "next", None),
+    )
+
+
+@dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "pause", "gather", "hangup"]
+    verb: Literal["say", "pause", "gather", "redirect", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
@@ -1296,6 +1347,8 @@ class CreateCallRequest(Model):
     time_limit: Optional[int] = None  # Seconds of talk after which the call is hung up (time_limit_reached).
     metadata: Optional[Dict[str, str]] = None  # Up to 20 string key-value pairs for your own use.
     flow: Optional[List[Any]] = None  # A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated be
+    answer_url: Optional[str] = None  # When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs 
+    answer_fallback_url: Optional[str] = None  # Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the ca
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("from_", "from", None),
@@ -1306,6 +1359,8 @@ class CreateCallRequest(Model):
         ("time_limit", "time_limit", None),
         ("metadata", "metadata", ("map", None)),
         ("flow", "flow", ("list", None)),
+        ("answer_url", "answer_url", None),
+        ("answer_fallback_url", "answer_fallback_url", None),
     )
 
 
@@ -3197,7 +3252,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.gather.completed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.flow.failed", "call.gather.completed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3239,6 +3294,9 @@ register_models({
     "CallFailedEvent": CallFailedEvent,
     "CallFailedEventData": CallFailedEventData,
     "CallFlow": CallFlow,
+    "CallFlowFailedEvent": CallFlowFailedEvent,
+    "CallFlowFailedEventData": CallFlowFailedEventData,
+    "CallFlowFailure": CallFlowFailure,
     "CallFlowLogItem": CallFlowLogItem,
     "CallGather": CallGather,
     "CallGatherCompletedEvent": CallGatherCompletedEvent,

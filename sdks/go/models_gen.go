@@ -406,7 +406,7 @@ type CallFlow struct {
 	// One of: call_flow.
 	Object string `json:"object"`
 	CallID string `json:"call_id"`
-	// The flow the call runs now (defaults filled in); null when it has none.
+	// The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not answered).
 	Flow []any `json:"flow"`
 	// Index of the verb running or next to run; null without a flow.
 	Position *int64 `json:"position"`

@@ -9,7 +9,9 @@ type Api = ReturnType<TestServer['as']>;
 export async function waitForFlow(api: Api, callId: string, predicate: (flow: any) => boolean, timeoutMs = 20_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const flow = (await api.get(`/v1/calls/${callId}/flow`)).body;
+    const res = await api.get(`/v1/calls/${callId}/flow`);
+    if (res.status !== 200) throw new Error(`GET /v1/calls/${callId}/flow answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const flow = res.body;
     if (predicate(flow)) return flow;
     if (Date.now() > deadline) throw new Error(`flow of ${callId} never matched; last: ${JSON.stringify(flow)}`);
     await new Promise((r) => setTimeout(r, 25));

@@ -502,7 +502,7 @@ export interface CallFlow {
   object: "call_flow";
   call_id: string;
   /**
-   * The flow the call runs now (defaults filled in); null when it has none.
+   * The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not answered).
    */
   flow: Array<unknown> | null;
   /**

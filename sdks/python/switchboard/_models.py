@@ -626,7 +626,7 @@ class CallFailedEventData(Model):
 class CallFlow(Model):
     object: Literal["call_flow"]
     call_id: str
-    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none.
+    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not a
     position: Optional[int]  # Index of the verb running or next to run; null without a flow.
     log: List["CallFlowLogItem"]  # Every verb run so far, oldest first.
 

@@ -12,7 +12,7 @@ import { FLOW_FAILURE_CAUSES } from './flow-webhook.ts';
 export const CallFlowSchema = Type.Object({
   object: Type.Literal('call_flow'),
   call_id: Type.String(),
-  flow: Type.Union([Type.Ref('Flow'), Type.Null()], { description: 'The flow the call runs now (defaults filled in); null when it has none.' }),
+  flow: Type.Union([Type.Ref('Flow'), Type.Null()], { description: 'The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not answered).' }),
   position: Type.Union([Type.Integer(), Type.Null()], { description: 'Index of the verb running or next to run; null without a flow.' }),
   log: Type.Array(Type.Object({
     index: Type.Integer({ description: 'Position of the verb in the flow that ran it.' }),
@@ -50,7 +50,9 @@ export const CallFlowFailureSchema = Type.Object({
 
 export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
   const state = flowStateOf(row);
-  return { object: 'call_flow', call_id: row.id, flow: state?.verbs ?? null, position: state ? state.pc : null, log: flowLogOf(row) } as Static<typeof CallFlowSchema>;
+  // Before an answer_url has answered there are no verbs yet: no flow to show.
+  const flow = state && state.verbs.length > 0 ? state.verbs : null;
+  return { object: 'call_flow', call_id: row.id, flow, position: flow ? state!.pc : null, log: flowLogOf(row) } as Static<typeof CallFlowSchema>;
 }
 
 export function flowRoutes(app: App, calls: CallService): void {

@@ -28,6 +28,8 @@ export interface InboundMessage {
   to: string;
   body: string | null;
   mediaUrls: string[];
+  /** When the sender sent it, if the carrier says (WhatsApp's 24-hour window runs from here); default: now. */
+  sentAt?: string;
 }
 
 /**

@@ -56,6 +56,8 @@ export const PROBLEMS = {
   carrier_unavailable: { status: 503, title: 'The carrier cannot be reached right now' },
   number_has_no_trunk: { status: 422, title: 'The number is not bound to a SIP trunk' },
   flow_not_supported: { status: 422, title: 'This carrier cannot run call flows yet' },
+  provider_signature_invalid: { status: 401, title: 'The provider webhook is not signed with the configured secret' },
+  provider_verification_failed: { status: 403, title: 'The provider webhook verification token does not match' },
 
   // Calls
   from_number_not_owned: { status: 422, title: 'The from number is not an active number of this account' },

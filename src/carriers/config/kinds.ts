@@ -2,3 +2,4 @@
 // file registers its section. Add a line here when adding a kind.
 import '../smpp/config.ts';
 import '../sip/config.ts';
+import '../whatsapp/config.ts';

@@ -6,8 +6,8 @@
 // committed (it overtook submit_sm_resp, or our commit) is parked in carrier_early_receipts
 // and applied when the part commits. A per-id lock keeps the two from missing each other on
 // this node; a periodic sweep matches what a crash or another node left parked.
-// A message's status follows all its parts: delivered when every part is, else the first
-// part that failed decides.
+// A message's status follows all its parts: delivered when every part is (read, on WhatsApp,
+// when every part is read), else the first part that failed decides.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
@@ -17,7 +17,7 @@ import type { MessageStatusSink, MessageWaitingSink, StatusReport } from '../mes
 import { KeyedLock } from './keyed-lock.ts';
 import type { CarrierPartRow } from './tables.ts';
 
-export type PartOutcome = 'delivered' | 'undelivered' | 'failed';
+export type PartOutcome = 'delivered' | 'undelivered' | 'failed' | 'read';
 
 export interface PartReceipt {
   link: string;
@@ -83,9 +83,9 @@ export class PartLedger {
     await this.settle(messageId);
   }
 
-  /** The carrier refused the message for good. */
-  async fail(messageId: string, errorCode: string, errorMessage: string): Promise<void> {
-    await this.requireSink()({ messageId, status: 'failed', errorCode, errorMessage });
+  /** The carrier refused the message for good; `carrierCode` is its own code for why. */
+  async fail(messageId: string, errorCode: string, errorMessage: string, carrierCode?: string): Promise<void> {
+    await this.requireSink()({ messageId, status: 'failed', errorCode, errorMessage, ...(carrierCode !== undefined ? { carrierCode } : {}) });
   }
 
   /** Applies one receipt (or parks it until its part commits). */
@@ -124,6 +124,8 @@ export class PartLedger {
     const report = aggregate(messageId, parts);
     if (!report) return;
     try {
+      // Read implies delivered: a message still `sent` passes through delivered first.
+      if (report.status === 'read') await this.requireSink()({ messageId, status: 'delivered' });
       await this.requireSink()(report);
     } catch (err) {
       // Still `sending`: the last part's commit settles it again right after.
@@ -145,8 +147,10 @@ export class PartLedger {
   }
 
   private async markPart(trx: Trx, messageId: string, part: number, outcome: PartOutcome, state: string, error: string | null): Promise<void> {
+    // A final outcome replaces only `submitted`; `read` also follows `delivered` (never the reverse).
+    const from = outcome === 'read' ? ['submitted', 'delivered'] as const : ['submitted'] as const;
     await trx.updateTable('carrier_parts').set({ status: outcome, state, error, updated_at: this.clock.now().toISOString() })
-      .where('message_id', '=', messageId).where('part', '=', part).where('status', '=', 'submitted').execute();
+      .where('message_id', '=', messageId).where('part', '=', part).where('status', 'in', [...from]).execute();
   }
 
   private requireSink(): MessageStatusSink {
@@ -158,7 +162,7 @@ export class PartLedger {
 /** The final state names a link stores; a parked receipt keeps its state, not its outcome. */
 export const STATE_OUTCOMES: Record<string, PartOutcome> = {
   DELIVRD: 'delivered', UNDELIV: 'undelivered', EXPIRED: 'undelivered', UNKNOWN: 'undelivered', DELETED: 'failed', REJECTD: 'failed',
-  delivered: 'delivered', undelivered: 'undelivered', failed: 'failed',
+  delivered: 'delivered', undelivered: 'undelivered', failed: 'failed', read: 'read',
 };
 
 function outcomeOfState(state: string): PartOutcome {
@@ -176,6 +180,7 @@ function aggregate(messageId: string, parts: Pick<CarrierPartRow, 'part' | 'part
       ? { messageId, status: 'failed', errorCode: 'carrier_rejected', errorMessage: detail }
       : { messageId, status: 'undelivered', errorCode: 'unreachable_destination', errorMessage: detail };
   }
-  if (parts.length === total && parts.every((p) => p.status === 'delivered')) return { messageId, status: 'delivered' };
+  if (parts.length === total && parts.every((p) => p.status === 'read')) return { messageId, status: 'read' };
+  if (parts.length === total && parts.every((p) => p.status === 'delivered' || p.status === 'read')) return { messageId, status: 'delivered' };
   return null;
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CarrierLink } from '../config/registry.ts';
 import type { CarrierMessage, InboundSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier } from '../messaging-carrier.ts';
 import { SmppMessaging } from '../smpp/carrier.ts';
+import { WhatsAppMessaging, type WebhookOutcome } from '../whatsapp/carrier.ts';
 import { PartLedger } from './parts.ts';
 
 export interface LiveMessagingDeps {
@@ -26,11 +27,13 @@ export class LiveMessagingCarrier implements MessagingCarrier {
   readonly takesQueued = true;
   readonly ledger: PartLedger;
   readonly smpp: SmppMessaging;
+  readonly whatsapp: WhatsAppMessaging;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly links: CarrierLink[], private readonly deps: LiveMessagingDeps) {
     this.ledger = new PartLedger(deps.db, deps.clock);
     this.smpp = new SmppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'smpp'), deps.log);
+    this.whatsapp = new WhatsAppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'whatsapp'), deps.log);
   }
 
   /** True when the carriers file configures any messaging link. */
@@ -57,6 +60,7 @@ export class LiveMessagingCarrier implements MessagingCarrier {
 
   attachInbound(sink: InboundSink): void {
     this.smpp.attachInbound(sink);
+    this.whatsapp.attachInbound(sink);
   }
 
   refusal(channel: CarrierMessage['channel'], binding: string | null): string | null {
@@ -68,7 +72,19 @@ export class LiveMessagingCarrier implements MessagingCarrier {
     const picked = this.pick(message.channel, message.messagingCarrier ?? null);
     if ('reason' in picked) throw new Error(picked.reason); // checked at send; the file changed since
     if (picked.link.kind === 'smpp') return this.smpp.submit(trx, message, picked.link.name);
+    if (picked.link.kind === 'whatsapp') return this.whatsapp.submit(trx, message, picked.link.name);
     throw new Error(`no live messaging implementation for links of kind ${picked.link.kind}`);
+  }
+
+  /** The provider webhook of a link (Meta's for WhatsApp); null when the link has none. */
+  webhook(linkName: string): ProviderWebhook | null {
+    if (this.whatsapp.links.has(linkName)) {
+      return {
+        verify: (query) => this.whatsapp.verify(linkName, query),
+        receive: (raw, headers) => this.whatsapp.receive(linkName, raw, headerOf(headers, 'x-hub-signature-256')),
+      };
+    }
+    return null;
   }
 
   private pick(channel: CarrierMessage['channel'], binding: string | null): { link: CarrierLink } | { reason: string } {
@@ -83,4 +99,16 @@ export class LiveMessagingCarrier implements MessagingCarrier {
     if (candidates.length === 0) return { reason: `No live link carries ${channel} messages: the carriers file configures none.` };
     return { reason: `Several live links carry ${channel} (${candidates.map((l) => l.name).join(', ')}) and this number is bound to none; the operator binds it with \`switchboard numbers bind\`.` };
   }
+}
+
+/** A provider calling us back: a GET handshake and signed POSTs of raw bytes. */
+export interface ProviderWebhook {
+  /** The body to echo for a verification GET, or null (403). */
+  verify(query: Record<string, unknown>): string | null;
+  receive(raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome>;
+}
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }

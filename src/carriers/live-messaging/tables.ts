@@ -6,7 +6,7 @@ export interface CarrierPartRow {
   link: string;
   carrier_message_id: string;
   /** submitted, then the part's outcome: delivered, undelivered or failed. */
-  status: 'submitted' | 'delivered' | 'undelivered' | 'failed';
+  status: 'submitted' | 'delivered' | 'undelivered' | 'failed' | 'read';
   /** The carrier's own final state name (DELIVRD, UNDELIV, ...). */
   state: string | null;
   error: string | null;
@@ -33,7 +33,15 @@ export interface CarrierInboundPartRow {
   received_at: string;
 }
 
+/** Inbound messages a link already recorded, by the carrier's id: a redelivered webhook is not a second message (migration 0016). */
+export interface CarrierInboundSeenRow {
+  link: string;
+  carrier_message_id: string;
+  received_at: string;
+}
+
 export interface CarrierTables {
+  carrier_inbound_seen: CarrierInboundSeenRow;
   carrier_parts: CarrierPartRow;
   carrier_early_receipts: CarrierEarlyReceiptRow;
   carrier_inbound_parts: CarrierInboundPartRow;

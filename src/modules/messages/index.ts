@@ -4,12 +4,13 @@ import type { SwitchboardModule } from '../module.ts';
 import { SimulatedMessagingCarrier } from '../../carriers/simulator/messaging.ts';
 import { LiveMessagingCarrier } from '../../carriers/live-messaging/router.ts';
 import { messageRoutes } from './routes.ts';
+import { carrierHookRoutes } from './carrier-hooks.ts';
 import { MessageSchema } from './schema.ts';
 import { MESSAGE_DISPATCH_JOB, MessageService } from './service.ts';
 
 export const messagesModule: SwitchboardModule = {
   name: 'messages',
-  register(app, ctx) {
+  async register(app, ctx) {
     const { platform } = ctx;
     const simulator = new SimulatedMessagingCarrier(platform.jobs, platform.config.simTimeScale);
     const messages = new MessageService(platform, ctx.events, ctx.services.numbers, simulator);
@@ -22,6 +23,7 @@ export const messagesModule: SwitchboardModule = {
       messages.useLiveCarrier(live);
       live.start();
       app.addHook('onClose', () => live.stop());
+      await carrierHookRoutes(app, live);
     }
     app.addSchema(MessageSchema);
     messageRoutes(app, ctx);

@@ -210,13 +210,14 @@ export class MessageService {
       if (!number) return 'unknown_number';
       await this.insertInbound(trx, number, this.platform.clock, message.channel, {
         from: message.from, to: message.to, channel: message.channel, body: message.body ?? undefined, media_urls: message.mediaUrls,
-      });
+      }, message.sentAt);
       await then?.(trx);
       return 'received';
     });
   }
 
-  private async insertInbound(trx: Trx, number: NumberRow, clock: Clock, channel: Channel, input: InboundInput): Promise<MessageRow> {
+  /** `sentAt`: when the sender sent it, if the carrier says; stored as received_at (the window runs from it). */
+  private async insertInbound(trx: Trx, number: NumberRow, clock: Clock, channel: Channel, input: InboundInput, sentAt?: string): Promise<MessageRow> {
     const now = clock.now().toISOString();
     const { encoding, segments } = sizeOf(channel, input.body);
     const row: MessageRow = {
@@ -225,7 +226,7 @@ export class MessageService {
       body: input.body ?? null, media_urls: JSON.stringify(input.media_urls ?? []), template: null,
       encoding, segments, status: 'received', error_code: null, error_message: null,
       webhook_url: number.webhook_url, metadata: '{}', created_at: now, updated_at: now,
-      sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: now,
+      sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: sentAt ?? now,
     };
     await trx.insertInto('messages').values(row).execute();
     await this.emit(trx, row, 'message.received', clock);
@@ -353,11 +354,12 @@ export class MessageService {
 
   /** Free-form WhatsApp only within 24 h of the recipient's last inbound message to this number. */
   private async assertWhatsAppWindow(trx: Trx, accountId: string, mode: Mode, clock: Clock, ourNumber: string, user: string): Promise<void> {
-    const last = await trx.selectFrom('messages').select('created_at')
+    const last = await trx.selectFrom('messages').select(['created_at', 'received_at'])
       .where('account_id', '=', accountId).where('mode', '=', mode).where('from_number', '=', user)
       .where('to_number', '=', ourNumber).where('direction', '=', 'inbound').where('channel', '=', 'whatsapp')
       .orderBy('id', 'desc').limit(1).executeTakeFirst();
-    const closesAt = last ? Date.parse(last.created_at) + WHATSAPP_WINDOW_HOURS * 3_600_000 : 0;
+    // received_at: when the user sent it as the carrier reports it (a webhook may arrive late).
+    const closesAt = last ? Date.parse(last.received_at ?? last.created_at) + WHATSAPP_WINDOW_HOURS * 3_600_000 : 0;
     if (clock.now().getTime() >= closesAt) {
       throw new Problem('whatsapp_window_closed', last
         ? `The 24-hour window with ${user} closed at ${new Date(closesAt).toISOString()}; send an approved template instead.`

@@ -11,6 +11,7 @@ import * as carrierCodes from './0012_carrier_codes.ts';
 import * as carrierParts from './0013_carrier_parts.ts';
 import * as callFlows from './0014_call_flows.ts';
 import * as messageStatusReason from './0015_message_status_reason.ts';
+import * as carrierInboundSeen from './0016_carrier_inbound_seen.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0013_carrier_parts': carrierParts,
   '0014_call_flows': callFlows,
   '0015_message_status_reason': messageStatusReason,
+  '0016_carrier_inbound_seen': carrierInboundSeen,
 };

@@ -1,0 +1,36 @@
+// Public routes where messaging providers call us back (Meta's WhatsApp webhook today):
+// `GET /hooks/carriers/{link}` answers the verification handshake, `POST` takes a signed
+// notification. No API key: the provider proves itself with the link's secrets (the verify
+// token, the HMAC signature over the raw body), checked by the link's carrier code. Outside
+// /v1 and hidden from the OpenAPI document: integrators never call these.
+import type { App } from '../../platform/app-type.ts';
+import { Problem } from '../../platform/problems.ts';
+import type { LiveMessagingCarrier } from '../../carriers/live-messaging/router.ts';
+
+export async function carrierHookRoutes(app: App, live: LiveMessagingCarrier): Promise<void> {
+  await app.register(async (scope) => {
+    // The signature covers the exact bytes sent, so this scope keeps JSON bodies raw.
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+    const hookOf = (link: string) => {
+      const hook = live.webhook(link);
+      if (!hook) throw new Problem('not_found', `No messaging link named "${link}" takes provider webhooks on this server; the URL ends with the link's name in the carriers file.`);
+      return hook;
+    };
+
+    scope.get<{ Params: { link: string }; Querystring: Record<string, unknown> }>('/hooks/carriers/:link', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+      const challenge = hookOf(request.params.link).verify(request.query);
+      if (challenge === null) throw new Problem('provider_verification_failed', 'hub.mode must be "subscribe" and hub.verify_token the verify_token of this link in the carriers file.');
+      return reply.type('text/plain').send(challenge);
+    });
+
+    scope.post<{ Params: { link: string } }>('/hooks/carriers/:link', { config: { public: true }, schema: { hide: true } }, async (request) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const outcome = await hookOf(request.params.link).receive(raw, request.headers);
+      if (outcome === 'bad_signature') throw new Problem('provider_signature_invalid', 'X-Hub-Signature-256 must be sha256= and the HMAC-SHA256 of the raw body with this link\'s app_secret.');
+      if (outcome === 'malformed') throw new Problem('malformed_json', 'The notification is not valid JSON.');
+      return { received: true };
+    });
+  });
+}

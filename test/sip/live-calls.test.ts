@@ -15,6 +15,8 @@ import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711 } from '../../src/carriers/rtp/g711.ts';
 import { readRtpPcap } from '../helpers/pcap.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
+import { EmbeddedTextToSpeech } from '../../src/carriers/speech/text-to-speech.ts';
+import { encodeG711 } from '../../src/carriers/rtp/g711.ts';
 
 const hasSipp = peerAvailable('sipp');
 const FROM = '+14155550142';
@@ -146,6 +148,39 @@ describe('live calls over a SIP trunk (SIPp)', { skip: !hasSipp }, () => {
     assert.equal(hung.body.status, 'completed');
     assert.equal(hung.body.hangup_source, 'caller');
     await sippOk(sipp);
+  });
+});
+
+describe('call flows on live calls (SIPp echoes what it hears)', { skip: !hasSipp }, () => {
+  test('say, pause, say: the far end hears the embedded text-to-speech, then the flow hangs up', async () => {
+    const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
+    const greeting = 'Thank you for calling. Your order has shipped.';
+    const call = await place({ record: true, flow: [{ say: { text: greeting } }, { pause: { seconds: 1 } }, { say: { text: 'Goodbye.', language: 'en-GB' } }] });
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
+    const done = events[3]!.data.object;
+    assert.equal(done.hangup_source, 'caller', 'the flow ran out, so our side hung up');
+    await sippOk(sipp);
+
+    const flow = await live().get(`/v1/calls/${call.id}/flow`);
+    assert.equal(flow.status, 200, JSON.stringify(flow.body));
+    assert.deepEqual(flow.body.log.map((entry: { verb: string; result: { reason: string } }) => [entry.verb, entry.result.reason]),
+      [['say', 'finished'], ['pause', 'finished'], ['say', 'finished']]);
+
+    const ofCall = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id;
+    const ready = (await receiver.waitFor((evs) => evs.some(ofCall), 30_000)).find(ofCall)!;
+    const media = await fetch(`${t.url}/v1/recordings/${ready.data.object.id}/media`, { headers: { authorization: `Bearer ${acct.keys.live}` } });
+    const wav = decodeWav(Buffer.from(await media.arrayBuffer()));
+    // What the engine would say, on the line (µ-law): it is what we sent (caller, channel 0)
+    // and, echoed by SIPp, what the far end heard (callee, channel 1).
+    const tts = new EmbeddedTextToSpeech();
+    const spoken = await tts.synthesize(greeting, { language: 'en-US' });
+    await tts.close();
+    const line = decodeG711('PCMU', encodeG711('PCMU', spoken));
+    const sent = matchAudio(line, wav.samples[0]!, 80_000);
+    assert.ok(sent.correlation > 0.99, `what we sent vs the prompt: correlation ${sent.correlation}`);
+    const heard = matchAudio(line, wav.samples[1]!, 80_000);
+    assert.ok(heard.correlation > 0.99, `what the far end heard vs the prompt: correlation ${heard.correlation}`);
+    assert.ok(heard.lag > sent.lag, 'the echo comes back after it was sent');
   });
 });
 

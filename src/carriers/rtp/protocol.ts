@@ -53,7 +53,9 @@ export interface EngineStats {
 export type MediaEvent =
   | { type: 'digit'; id: string; digit: string }
   | { type: 'latched'; id: string; address: string; port: number }
-  | { type: 'played'; id: string; playId: string; interrupted: boolean };
+  | { type: 'played'; id: string; playId: string; interrupted: boolean }
+  /** The far end started or stopped talking (voice-activity.ts). */
+  | { type: 'voice'; id: string; talking: boolean };
 
 export type WorkerMessage =
   | { kind: 'reply'; request: number; ok: true; value: MediaReply }

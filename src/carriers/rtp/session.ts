@@ -8,6 +8,7 @@ import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g7
 import { parseRtp, serializeRtp } from './packet.ts';
 import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
 import { JitterBuffer } from './jitter-buffer.ts';
+import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from './wav-stream.ts';
 import type { MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
 
@@ -32,6 +33,7 @@ export class RtpSession {
   private latched = false;
   private readonly jitter = new JitterBuffer();
   private readonly dtmf = new DtmfDetector();
+  private readonly activity = new VoiceActivity();
   private playQueue: Playback[] = [];
   private dtmfQueue: string[] = [];
   private dtmfPackets: Outgoing[] = [];
@@ -96,8 +98,13 @@ export class RtpSession {
 
   /** Phase one of a tick: this tick's inbound frame. */
   tickIn(): void {
-    if (this.remote) this.jitter.pull(this.pcmIn);
-    else this.pcmIn.fill(0);
+    if (!this.remote) {
+      this.pcmIn.fill(0);
+      return;
+    }
+    this.jitter.pull(this.pcmIn);
+    const talking = this.activity.accept(this.pcmIn);
+    if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
 
   /** Phase two: choose, send and record this tick's outbound frame. */

@@ -20,6 +20,7 @@ import { parseReason } from './headers.ts';
 import { failureOutcome } from './causes.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { SipSettings, TrunkSettings } from './settings.ts';
+import { EmbeddedTextToSpeech } from '../speech/text-to-speech.ts';
 
 /** What the carrier keeps in calls.carrier_state: the SIP facts a user may need to see. */
 export interface LiveCallState {
@@ -48,14 +49,14 @@ interface Leg {
 
 export class LiveSipCarrier implements VoiceCarrier {
   readonly name = 'sip';
-  // The RTP engine does not drive flow verbs yet (docs/live-voice.md says so).
-  readonly runsFlows = false;
+  readonly runsFlows = true;
   private signals: CallSignals | null = null;
   private transport!: SipTransport;
   private ua!: UserAgent;
   private engine!: MediaEngine;
   private readonly legs = new Map<string, Leg>();
   private readonly mediaDir: string;
+  private readonly speech = new EmbeddedTextToSpeech();
   readonly media: LiveMediaPort;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
@@ -76,7 +77,19 @@ export class LiveSipCarrier implements VoiceCarrier {
         };
       },
       sendDigits: (callId, digits) => this.engine.sendDigits(callId, digits),
-    }, (err, recordingId) => platform.log.error({ err, recording: recordingId }, 'sip: copying a live recording failed'));
+      play: (callId, pcm) => (this.legs.get(callId)?.dialog ? this.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
+      stopPlayback: (callId) => (this.legs.get(callId)?.dialog ? this.engine.stopPlayback(callId) : Promise.resolve()),
+      listen: (callId, on) => {
+        const digit = (event: { digit: string }) => on.digit?.(event.digit);
+        const voice = (event: { talking: boolean }) => on.voice?.(event.talking);
+        this.engine.events.on(`digit:${callId}`, digit);
+        this.engine.events.on(`voice:${callId}`, voice);
+        return () => {
+          this.engine.events.off(`digit:${callId}`, digit);
+          this.engine.events.off(`voice:${callId}`, voice);
+        };
+      },
+    }, () => this.speech, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'));
   }
 
   connect(signals: CallSignals): void {
@@ -90,6 +103,8 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.ua = new UserAgent({ transport: this.transport, publicHost: this.settings.publicHost, userAgent: 'Switchboard' });
     this.ua.on('error', (err) => this.platform.log.warn({ err }, 'sip: error handling a message'));
     this.engine = new MediaEngine({ host: this.settings.bindHost, range: { min: this.settings.rtpPortMin, max: this.settings.rtpPortMax } });
+    // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
+    this.speech.warm();
   }
 
   async stop(): Promise<void> {
@@ -101,6 +116,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.ua?.shutdown();
     await this.transport?.stop();
     await this.engine?.shutdown();
+    await this.speech.close();
   }
 
   /** The ports actually bound (tests and `carriers check` use them). */
@@ -261,6 +277,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   /** Ends the media (and the dialog when we hang up); the recording is complete after this. */
   private async release(leg: Leg, sendBye: boolean): Promise<void> {
     clearTimeout(leg.limitTimer);
+    this.media.hungUp(leg.callId);
     if (sendBye && leg.dialog && !leg.dialog.ended) await leg.dialog.bye().catch(() => undefined);
     try {
       // After shutdown the worker is gone and so is the leg: nothing left to release.

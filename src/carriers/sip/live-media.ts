@@ -2,19 +2,20 @@
 // directions, into one WAV file as it runs (far end on channel 0); a recording is spans of
 // that call, captured by talk time. When a recording stops, its spans are copied from the
 // call's file into the recording's sink one second at a time, so memory stays bounded
-// whatever the length. Flows (speak, play, gather) are not driven through this port yet.
+// whatever the length. Flow operations (speak, play, gather, record) run in
+// live-operations.ts; a `record` op is a span of the far end's channel, copied the same way.
 import { open } from 'node:fs/promises';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
 import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import { LiveOperations, type LegAudio } from './live-operations.ts';
+import type { TextToSpeech } from '../speech/text-to-speech.ts';
 
 const HEADER_BYTES = 44;
 const FILE_CHANNELS = 2;
 const RATE = 8000;
 
-export interface LiveCallMedia {
-  /** Talk seconds so far (null before the answer). */
-  elapsed(callId: string): number | null;
+export interface LiveCallMedia extends LegAudio {
   /** The call's whole recording and a promise of it being complete up to `frame` (or the call's end). */
   callRecording(callId: string): { path: string; framesAvailable(): Promise<number>; ended: Promise<void> } | undefined;
   sendDigits(callId: string, digits: string): Promise<void>;
@@ -23,15 +24,43 @@ export interface LiveCallMedia {
 interface Capture {
   format: RecordingFormat;
   spans: { start: number; end: number | null }[];
+  /** A flow's `record`: only the far end (what the caller said), not the whole call. */
+  farOnly?: boolean;
 }
 
 export class LiveMediaPort implements MediaPort {
   private sinks: RecordingSinks | null = null;
-  // Kept for when flow verbs run on live calls; nothing reports through it yet.
   private events: MediaEvents | null = null;
   private readonly captures = new Map<string, Map<string, Capture>>();
+  private readonly operations: LiveOperations;
 
-  constructor(private readonly calls: LiveCallMedia, private readonly log: (err: Error, recordingId: string) => void) {}
+  constructor(private readonly calls: LiveCallMedia, speech: () => TextToSpeech, private readonly log: (err: Error, subject: string) => void) {
+    this.operations = new LiveOperations(calls, speech, {
+      report: (callId, opId, result) => this.connected().finished(callId, opId, result),
+      heard: (callId, input) => this.connected().heard(callId, input),
+      captured: (callId, span) => {
+        const call = this.callsById.get(callId);
+        if (!call) return;
+        const capture: Capture = { format: span.format, spans: [{ start: span.start, end: span.end }], farOnly: true };
+        this.copy(call, span.recordingId, capture).catch((err: Error) => this.log(err, span.recordingId));
+      },
+      log: (err, callId, opId) => this.log(err, `${callId} operation ${opId}`),
+    });
+  }
+
+  /** The rows of calls running operations (a `record` needs its account and direction). */
+  private readonly callsById = new Map<string, CallRow>();
+
+  private connected(): MediaEvents {
+    if (!this.events) throw new Error('live media port used before the flow interpreter connected');
+    return this.events;
+  }
+
+  /** The call ended (either side): a running operation finishes with `hangup`. */
+  hungUp(callId: string): void {
+    this.operations.hungUp(callId);
+    this.callsById.delete(callId);
+  }
 
   connectEvents(events: MediaEvents): void {
     this.events = events;
@@ -41,11 +70,16 @@ export class LiveMediaPort implements MediaPort {
     this.sinks = sinks;
   }
 
-  async run(_trx: Trx, call: CallRow, _opId: string, op: MediaOp): Promise<void> {
-    throw new Error(`live calls cannot run ${op.kind} yet (call ${call.id}): call flows over SIP are not wired`);
+  async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
+    trx.afterCommit(() => {
+      this.callsById.set(call.id, call);
+      this.operations.start(call.id, opId, op);
+    });
   }
 
-  async interrupt(): Promise<void> {}
+  async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
+    trx.afterCommit(() => this.operations.interrupt(call.id, opId));
+  }
 
   async sendDtmf(trx: Trx, call: CallRow, digits: string): Promise<void> {
     trx.afterCommit(() => void this.calls.sendDigits(call.id, digits.replace(/w/gi, '')).catch(() => {}));
@@ -117,7 +151,7 @@ export class LiveMediaPort implements MediaPort {
             const { bytesRead } = await file.read(chunk, 0, count * FILE_CHANNELS * 2, HEADER_BYTES + frame * FILE_CHANNELS * 2);
             const frames = Math.floor(bytesRead / (FILE_CHANNELS * 2));
             if (frames === 0) break;
-            await sink.write(toRecording(chunk, frames, capture.format.channels, outbound));
+            await sink.write(toRecording(chunk, frames, capture.format.channels, outbound, capture.farOnly === true));
             frame += frames;
           }
         }
@@ -132,14 +166,15 @@ export class LiveMediaPort implements MediaPort {
   }
 }
 
-/** File frames (far end, near end) as recording channels: caller on 0, callee on 1, or mixed mono. */
-function toRecording(chunk: Buffer, frames: number, channels: 1 | 2, outbound: boolean): Int16Array[] {
+/** File frames (far end, near end) as recording channels: caller on 0, callee on 1, or mixed mono; or the far end alone. */
+function toRecording(chunk: Buffer, frames: number, channels: 1 | 2, outbound: boolean, farOnly: boolean): Int16Array[] {
   const far = new Int16Array(frames);
   const near = new Int16Array(frames);
   for (let i = 0; i < frames; i++) {
     far[i] = chunk.readInt16LE(i * 4);
     near[i] = chunk.readInt16LE(i * 4 + 2);
   }
+  if (farOnly) return channels === 2 ? [far, new Int16Array(frames)] : [far];
   const [caller, callee] = outbound ? [near, far] : [far, near];
   if (channels === 2) return [caller, callee];
   const mixed = new Int16Array(frames);

@@ -1,0 +1,141 @@
+// The flow operations of live calls against a scripted leg: barge-in, gather ends, record
+// ends and hang-ups, as the flow interpreter will see them through MediaEvents.finished.
+// (The say path runs end to end over SIPp in live-calls.test.ts.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LiveOperations, type CapturedSpan, type LegAudio } from '../../src/carriers/sip/live-operations.ts';
+import type { MediaResult } from '../../src/carriers/media-port.ts';
+import { readPcm16Wav, toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { encodeWav } from '../../src/media/wav.ts';
+
+/** A leg whose prompts take their real length (8 samples a millisecond) and that can be poked. */
+function fakeLeg() {
+  const listeners: { digit?: (d: string) => void; voice?: (t: boolean) => void }[] = [];
+  const played: number[] = [];
+  let stop: (() => void) | null = null;
+  const started = performance.now();
+  const leg: LegAudio = {
+    play: (_id, pcm) => new Promise((resolve) => {
+      played.push(pcm.length);
+      const timer = setTimeout(() => { stop = null; resolve({ interrupted: false }); }, pcm.length / 8);
+      stop = () => { clearTimeout(timer); stop = null; resolve({ interrupted: true }); };
+    }),
+    stopPlayback: async () => stop?.(),
+    listen: (_id, on) => {
+      listeners.push(on);
+      return () => listeners.splice(listeners.indexOf(on), 1);
+    },
+    elapsed: () => (performance.now() - started) / 1000,
+  };
+  return {
+    leg,
+    played,
+    press: (digits: string) => { for (const d of digits) for (const l of [...listeners]) l.digit?.(d); },
+    voice: (talking: boolean) => { for (const l of [...listeners]) l.voice?.(talking); },
+  };
+}
+
+function harness() {
+  const fake = fakeLeg();
+  const results: MediaResult[] = [];
+  const spans: CapturedSpan[] = [];
+  const heard: string[] = [];
+  let resolveNext: (() => void) | null = null;
+  const ops = new LiveOperations(fake.leg, () => ({ synthesize: async (text) => new Int16Array(text.length * 400), close: async () => {} }), {
+    report: async (_c, _o, result) => { results.push(result); resolveNext?.(); },
+    heard: async (_c, input) => { if (input.kind === 'dtmf') heard.push(input.digits); },
+    captured: (_c, span) => spans.push(span),
+    log: (err) => { throw err; },
+  });
+  const next = () => new Promise<MediaResult>((resolve) => {
+    resolveNext = () => resolve(results.at(-1)!);
+  });
+  return { ...fake, ops, results, spans, heard, next };
+}
+
+const gather = { kind: 'collect' as const, dtmf: true, speech: false, finishOnKey: '#', timeoutSeconds: 0.3, speechTimeoutSeconds: 1, hints: [] };
+
+test('a key pressed over the prompt cuts it (barge-in); the gather ends on the finish key', async () => {
+  const h = harness();
+  const done = h.next();
+  h.ops.start('c1', 'op1', { ...gather, bargeIn: true, prompts: [{ kind: 'speak', text: 'a long prompt to barge into', loop: 1 }, { kind: 'silence', seconds: 5 }] });
+  await sleep(100);
+  h.press('4');
+  await sleep(20);
+  h.press('2#');
+  assert.deepEqual(await done, { kind: 'collect', digits: '42', speech: null, confidence: null, reason: 'finish_key' });
+  assert.equal(h.played.length, 1, 'the second prompt never played');
+  assert.deepEqual(h.heard, ['4', '2', '#']);
+});
+
+test('without barge-in keys over the prompt are not input; num_digits and timeout end a gather', async () => {
+  const h = harness();
+  let done = h.next();
+  h.ops.start('c1', 'op1', { ...gather, bargeIn: false, numDigits: 2, prompts: [{ kind: 'silence', seconds: 0.2 }] });
+  h.press('9');
+  await sleep(300);
+  h.press('12');
+  assert.deepEqual(await done, { kind: 'collect', digits: '12', speech: null, confidence: null, reason: 'num_digits' });
+  done = h.next();
+  h.ops.start('c1', 'op2', { ...gather, bargeIn: true, prompts: [] });
+  h.press('7');
+  const timedOut = await done;
+  assert.equal(timedOut.kind === 'collect' && timedOut.reason, 'timeout');
+  assert.equal(timedOut.kind === 'collect' && timedOut.digits, '7');
+});
+
+test('interrupt and hang-up end the running operation once, with their reason', async () => {
+  const h = harness();
+  let done = h.next();
+  h.ops.start('c1', 'op1', { kind: 'speak', text: 'hello there', loop: 3 });
+  await sleep(50);
+  h.ops.interrupt('c1', 'other-op');
+  h.ops.interrupt('c1', 'op1');
+  assert.deepEqual(await done, { kind: 'speak', reason: 'interrupted' });
+  done = h.next();
+  h.ops.start('c1', 'op2', { ...gather, bargeIn: true, prompts: [] });
+  h.ops.hungUp('c1');
+  assert.equal((await done).kind === 'collect' && (await done as { reason: string }).reason, 'hangup');
+  await sleep(400);
+  assert.equal(h.results.length, 2, 'each operation reported exactly once');
+});
+
+test('record: a beep, then the caller until silence; the span is handed over for the sink', async () => {
+  const h = harness();
+  const done = h.next();
+  h.ops.start('c1', 'op1', { kind: 'record', recordingId: 'rec_1', format: { channels: 1, sampleRate: 8000 }, maxSeconds: 5, silenceTimeoutSeconds: 0.3, finishOnKey: '', beep: true });
+  await sleep(600);
+  h.voice(true);
+  await sleep(400);
+  h.voice(false);
+  const result = await done;
+  assert.equal(result.kind === 'record' && result.reason, 'silence');
+  assert.equal(h.played[0], 4000, 'a half-second beep first');
+  assert.equal(h.spans.length, 1);
+  const span = h.spans[0]!;
+  assert.equal(span.recordingId, 'rec_1');
+  assert.ok(span.end - span.start >= 0.65 && span.end - span.start < 2, `captured ${span.end - span.start} s`);
+});
+
+test('WAV prompts at other rates come to the line at 8 kHz with their shape', () => {
+  const tone = Int16Array.from({ length: 16000 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 440 * i) / 16000)));
+  const { sampleRate, samples } = readPcm16Wav(encodeWav({ sampleRate: 16000, channels: 1, samples: [tone] }));
+  const line = toLineRate(samples, sampleRate);
+  assert.equal(line.length, 8000);
+  let dot = 0;
+  let ea = 0;
+  let eb = 0;
+  for (let i = 100; i < 7900; i++) {
+    const want = 9000 * Math.sin((2 * Math.PI * 440 * i) / 8000);
+    dot += want * (line[i] as number);
+    ea += want * want;
+    eb += (line[i] as number) ** 2;
+  }
+  assert.ok(dot / Math.sqrt(ea * eb) > 0.999);
+  // A tone above the line's band is filtered out, not folded back as an alias.
+  const high = Int16Array.from({ length: 16000 }, (_, i) => Math.round(9000 * Math.sin((2 * Math.PI * 6000 * i) / 16000)));
+  const filtered = toLineRate(high, 16000);
+  const rms = Math.sqrt(filtered.slice(100, 7900).reduce((n, v) => n + v * v, 0) / 7800);
+  assert.ok(rms < 300, `6 kHz leaks through at RMS ${rms}`);
+});

@@ -21,6 +21,8 @@ export interface JitterStats {
 
 /** Beyond this a timestamp is a new stream (new source, restart), not a late or early packet. */
 const RESYNC_SAMPLES = 8000 * 4;
+/** Media held before the leg is connected: the far end talks from its 200 OK, and a busy main thread may take a second to connect us. */
+export const EARLY_HOLD_SAMPLES = RESYNC_SAMPLES - 8000;
 
 export class JitterBuffer {
   private slots: Slot[] = [];
@@ -37,7 +39,11 @@ export class JitterBuffer {
    */
   constructor(private readonly depthSamples = 480, private readonly maxAheadSamples = 8000) {}
 
-  push(ssrc: number, timestamp: number, pcm: Int16Array): void {
+  /**
+   * @param maxAhead how far ahead of playout the buffer may run before it skips; media that
+   *   arrives before the leg is connected passes a larger bound so none of it is dropped
+   */
+  push(ssrc: number, timestamp: number, pcm: Int16Array, maxAhead = this.maxAheadSamples): void {
     if (this.base === undefined || ssrc !== this.ssrc) this.rebase(ssrc, timestamp);
     let offset = ((timestamp - (this.base as number)) | 0);
     if (Math.abs(offset - this.position) > RESYNC_SAMPLES) {
@@ -63,7 +69,7 @@ export class JitterBuffer {
     this.slots.splice(i, 0, { offset, pcm });
     const last = this.slots[this.slots.length - 1] as Slot;
     const ahead = last.offset + last.pcm.length - this.position;
-    if (ahead > this.maxAheadSamples) this.position += ahead - this.depthSamples;
+    if (ahead > maxAhead) this.position += ahead - this.depthSamples;
   }
 
   /** The next `length` samples of the stream, silence where nothing arrived. */

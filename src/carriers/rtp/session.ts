@@ -7,7 +7,7 @@ import type { Socket } from 'node:dgram';
 import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g711.ts';
 import { parseRtp, serializeRtp } from './packet.ts';
 import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
-import { JitterBuffer } from './jitter-buffer.ts';
+import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
 import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from './wav-stream.ts';
 import type { MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
@@ -197,7 +197,7 @@ export class RtpSession {
       // Media that races ahead of the answer's signalling (the far end starts talking the
       // moment it sends 200 OK) waits in the jitter buffer until the leg is connected.
       const early = codecOfPayloadType(packet.payloadType);
-      if (early) this.jitter.push(packet.ssrc, packet.timestamp, decodeG711(early, packet.payload));
+      if (early) this.jitter.push(packet.ssrc, packet.timestamp, decodeG711(early, packet.payload), EARLY_HOLD_SAMPLES);
       return;
     }
     // Symmetric RTP: the peer's media comes from where it really is (often behind NAT, not

@@ -258,7 +258,10 @@ export class LiveSipCarrier implements VoiceCarrier {
     await this.withCall(call.id, async (trx, row) => {
       row = { ...row, carrier_state: await this.saveSip(call.id, outcome.response.status, outcome.response.reason, trx) };
       if (row.status === 'queued') row = await this.ringThen(trx, row);
-      if (row.status === 'ringing') await this.signals!.answered(trx, row);
+      if (row.status === 'ringing') {
+        this.media.answering(trx, call.id);
+        await this.signals!.answered(trx, row);
+      }
     });
   }
 

@@ -85,7 +85,21 @@ export class LiveMediaPort implements MediaPort {
     trx.afterCommit(() => void this.calls.sendDigits(call.id, digits.replace(/w/gi, '')).catch(() => {}));
   }
 
-  async elapsed(_trx: Trx, call: CallRow): Promise<number> {
+  /**
+   * The carrier marks the transaction that answers a call: a recording started with the
+   * answer starts at the call's first frame, not at the milliseconds that transaction took
+   * (audio from the answer on would otherwise be clipped from the recording).
+   */
+  answering(trx: Trx, callId: string): void {
+    const set = this.answeredIn.get(trx) ?? new Set<string>();
+    set.add(callId);
+    this.answeredIn.set(trx, set);
+  }
+
+  private readonly answeredIn = new WeakMap<Trx, Set<string>>();
+
+  async elapsed(trx: Trx, call: CallRow): Promise<number> {
+    if (this.answeredIn.get(trx)?.has(call.id)) return 0;
     if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
     return this.calls.elapsed(call.id) ?? 0;
   }

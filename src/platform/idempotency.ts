@@ -11,6 +11,10 @@
 // A duplicate that arrives meanwhile finds the claim when it makes its own (PostgreSQL holds
 // its insert on the unique index until the first commits; SQLite's one connection queues
 // it) and answers 409; its retry replays the first one's answer.
+//
+// A stored response can hold a secret shown once (a new API key, a signing secret), so every
+// stored body is sealed with the server's secret key (see secret-box.ts): a database dump
+// alone never reveals one, and a replay still answers the same bytes.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler, onSendAsyncHookHandler, preHandlerHookHandler } from 'fastify';
 import { runInScope, type RequestScope } from '../store/request-transaction.ts';
 import type { Platform } from './context.ts';
@@ -18,6 +22,7 @@ import { Problem } from './problems.ts';
 import { sendProblem } from './errors.ts';
 import { hashRequest } from './stable-json.ts';
 import { newId } from './ids.ts';
+import { SecretBox } from './secret-box.ts';
 
 const KEY_PATTERN = /^[A-Za-z0-9_:-]{1,255}$/;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -53,6 +58,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   const { db } = platform.database;
   const scoping = platform.database.scoping;
   const failpoints = platform.config.testFailpoints;
+  const box = SecretBox.fromConfig(platform.config);
   app.decorateRequest('idempotencyRowId', null);
   app.decorateRequest('idempotencyScope', null);
 
@@ -84,7 +90,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
       } else {
         reply.header('idempotent-replayed', 'true');
         reply.code(existing.response_status!).type(existing.response_content_type ?? 'application/json');
-        await reply.send(existing.response_body);
+        await reply.send(openStoredBody(box, existing.response_body));
         return null;
       }
     }
@@ -159,7 +165,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
       .set({
         state: 'completed',
         response_status: reply.statusCode,
-        response_body: typeof payload === 'string' ? payload : payload == null ? '' : String(payload),
+        response_body: box.seal(typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
         response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
       })
       .where('id', '=', id)
@@ -176,4 +182,10 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   };
 
   return { preHandler, onSend, onResponse };
+}
+
+/** Bodies stored before sealing was introduced (plain JSON, at most 24 h old) still replay. */
+function openStoredBody(box: SecretBox, stored: string | null): string {
+  if (stored === null) return '';
+  return SecretBox.isSealed(stored) ? box.openOnce(stored) : stored;
 }

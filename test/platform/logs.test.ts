@@ -31,16 +31,24 @@ test('trace-level logs of real requests contain no API key or signing secret', a
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 100 && !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
     const auth = { authorization: `Bearer ${created.keys.sandbox}`, 'content-type': 'application/json' };
-    const key = await (await fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-test' }, body: '{}' })).json() as { secret: string };
-    const hook = await (await fetch(`${url}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }) })).json() as { secret: string };
+    const key = await (await fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-test' }, body: '{}' })).json() as { id: string; secret: string };
+    const hook = await (await fetch(`${url}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }) })).json() as { id: string; secret: string };
+    // Rotations show new secrets once too; a test event is signed and sent (and fails).
+    const rotated = await (await fetch(`${url}/v1/keys/${key.id}/rotate`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-rotate' }, body: '{}' })).json() as { key: { secret: string } };
+    const hookRotated = await (await fetch(`${url}/v1/webhooks/${hook.id}/rotate_secret`, { method: 'POST', headers: auth, body: '{}' })).json() as { id: string; secret: string };
+    const defaults = await (await fetch(`${url}/v1/webhooks/default_secret/rotate`, { method: 'POST', headers: auth, body: '{}' })).json() as { id: string; secret: string };
+    await fetch(`${url}/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: auth, body: '{}' });
     await fetch(`${url}/v1/account`, { headers: { authorization: `Bearer ${key.secret}` } });
     await fetch(`${url}/v1/account`, { headers: { authorization: 'Bearer sb_test_notarealkeyatall' } });
     assert.match(key.secret, /^sb_test_/);
     assert.match(hook.secret, /^whsec_/);
+    assert.match(rotated.key.secret, /^sb_test_/);
+    assert.match(hookRotated.secret, /^whsec_/);
+    assert.match(defaults.secret, /^whsec_/);
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(logs.includes('"level":10') || logs.includes('incoming request'), 'the server did log the requests');
     assert.match(logs, /"reqId":"req_[0-9a-z]{26}".*"msg":"incoming request"/, 'request lines carry their request id');
-    for (const secret of [created.keys.sandbox, created.keys.live, key.secret, hook.secret, 'sb_test_notarealkeyatall']) {
+    for (const secret of [created.keys.sandbox, created.keys.live, key.secret, hook.secret, rotated.key.secret, hookRotated.secret, defaults.secret, 'sb_test_notarealkeyatall']) {
       assert.equal(logs.includes(secret), false, `a secret (${secret.slice(0, 10)}...) appeared in the logs`);
     }
   } finally {

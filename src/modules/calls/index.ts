@@ -15,7 +15,7 @@ import { SandboxFarEnd } from './flows/far-end.ts';
 import { farEndRoutes } from './flows/sandbox-routes.ts';
 import { FlowWebhookClient } from './flows/flow-webhook.ts';
 import { DefaultSecrets } from '../webhooks/default-secrets.ts';
-import { SecretBox } from '../webhooks/secret-box.ts';
+import { SecretBox } from '../../platform/secret-box.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',

@@ -6,7 +6,7 @@ import type { Tables } from '../../store/tables.ts';
 import type { Mode } from '../../store/platform-tables.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import { newSigningSecret } from './signing.ts';
 import type { WebhookDefaultSecretRow } from './tables.ts';
 

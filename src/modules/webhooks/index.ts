@@ -3,7 +3,7 @@
 // and replay. Delivery semantics are documented in docs/webhooks.md.
 import type { SwitchboardModule } from '../module.ts';
 import { EventService } from '../events/service.ts';
-import { SecretBox } from './secret-box.ts';
+import { SecretBox } from '../../platform/secret-box.ts';
 import { DefaultSecrets } from './default-secrets.ts';
 import { WebhookSender } from './sender.ts';
 import { DeliveryWorker } from './worker.ts';

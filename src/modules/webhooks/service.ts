@@ -10,7 +10,7 @@ import type { EventEmitter } from '../../events/emit.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import { newSigningSecret } from './signing.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from './url-policy.ts';
 import { normaliseEventPatterns } from './matching.ts';

@@ -11,7 +11,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import { envelope } from '../../events/emit.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import type { DefaultSecrets } from './default-secrets.ts';
 import { activeSecrets } from './default-secrets.ts';
 import { webhookHeaders } from './signing.ts';

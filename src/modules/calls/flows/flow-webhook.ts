@@ -11,7 +11,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import { checkUrlShape, guardedLookup } from '../../webhooks/url-policy.ts';
 import { webhookHeaders } from '../../webhooks/signing.ts';
 import { activeSecrets, type DefaultSecrets } from '../../webhooks/default-secrets.ts';
-import type { SecretBox } from '../../webhooks/secret-box.ts';
+import type { SecretBox } from '../../../platform/secret-box.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { validateFlow } from './validate.ts';
 

@@ -1,5 +1,6 @@
 // Signing secrets must be usable for signing, so unlike API keys they cannot be hashed.
-// They are stored encrypted with AES-256-GCM: the key comes from SWITCHBOARD_SECRET_KEY
+// They, and every response the idempotency store keeps for replay (one may hold a new API
+// key or signing secret), are stored encrypted with AES-256-GCM: the key comes from SWITCHBOARD_SECRET_KEY
 // (any string; its SHA-256 is the key), or else from a key file generated once in the data
 // dir (mode 0600). A database dump alone therefore never reveals a signing secret.
 // Several nodes sharing one PostgreSQL database must share SWITCHBOARD_SECRET_KEY.
@@ -45,13 +46,22 @@ export class SecretBox {
   open(sealed: string): string {
     const hit = this.cache.get(sealed);
     if (hit !== undefined) return hit;
-    if (!sealed.startsWith(`${VERSION}:`)) throw new Error('unknown secret encoding');
-    const raw = Buffer.from(sealed.slice(VERSION.length + 1), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    const plain = this.openOnce(sealed);
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(sealed, plain);
     return plain;
+  }
+
+  /** Decrypts without memoising: for large, rarely read values (stored idempotent responses). */
+  openOnce(sealed: string): string {
+    if (!SecretBox.isSealed(sealed)) throw new Error('unknown secret encoding');
+    const raw = Buffer.from(sealed.slice(VERSION.length + 1), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+
+  static isSealed(text: string): boolean {
+    return text.startsWith(`${VERSION}:`);
   }
 }

@@ -29,7 +29,11 @@ test('trace-level logs of real requests contain no API key or signing secret', a
   child.stderr.on('data', (c) => { logs += c; });
   try {
     const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) await new Promise((r) => setTimeout(r, 100));
+    // A busy machine can take a while to compile the sources through tsx: wait up to 3 minutes.
+    for (let i = 0; i < 1800 && !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
+      assert.equal(child.exitCode, null, `the server exited before it was ready:\n${logs}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const auth = { authorization: `Bearer ${created.keys.sandbox}`, 'content-type': 'application/json' };
     const key = await (await fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-test' }, body: '{}' })).json() as { id: string; secret: string };
     const hook = await (await fetch(`${url}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }) })).json() as { id: string; secret: string };

@@ -10,7 +10,7 @@
 // of the chosen sentences, so a question whose key words appear nowhere
 // ("do you do botox?") scores low and the engine hands the call off.
 import { splitSentences } from './chunking.ts';
-import { isConceptTerm, processQueryTerm, processTerm, stem, tokenize, type SearchHit } from './retrieval.ts';
+import { indexTokens, isConceptTerm, processQueryTerm, processTerm, queryTokens, stem, type SearchHit } from './retrieval.ts';
 
 /** Below this confidence the engine hands the caller to a person instead of guessing. */
 export const ANSWER_CONFIDENCE_THRESHOLD = 0.5;
@@ -102,7 +102,7 @@ interface Candidate {
 export function questionWords(question: string, stats?: TermStatistics): QuestionWord[] {
   const seen = new Set<string>();
   const words: QuestionWord[] = [];
-  for (const token of tokenize(question)) {
+  for (const token of queryTokens(question)) {
     const terms = processQueryTerm(token);
     const stem = terms[0];
     if (!stem || seen.has(stem)) continue;
@@ -237,9 +237,10 @@ interface TextTerms {
 function termsOf(text: string, questionStems: Set<string>): TextTerms {
   const stems = new Set<string>();
   const independentConcepts = new Set<string>();
-  for (const token of tokenize(text)) {
+  for (const token of indexTokens(text)) {
     const [stem, ...concepts] = processTerm(token);
     if (!stem) continue;
+    if (isConceptTerm(stem)) independentConcepts.add(stem);
     stems.add(stem);
     if (!questionStems.has(stem)) for (const c of concepts) independentConcepts.add(c);
   }
@@ -247,6 +248,7 @@ function termsOf(text: string, questionStems: Set<string>): TextTerms {
 }
 
 function credit(word: QuestionWord, terms: TextTerms): number {
+  if (isConceptTerm(word.stem)) return terms.independentConcepts.has(word.stem) ? CONCEPT_CREDIT : 0;
   if (terms.stems.has(word.stem)) return 1;
   let best = word.concepts.some((c) => terms.independentConcepts.has(c)) ? CONCEPT_CREDIT : 0;
   if (best < PARTIAL_CREDIT && word.stem.length >= 4 && !/^\d+$/.test(word.stem)) {

@@ -382,6 +382,11 @@ function plainHeading(lines: string[]): { text: string; lines: number; level: 1 
   const letters = first.replace(/[^A-Za-z]/g, '');
   if (letters.length >= 3 && letters === letters.toUpperCase()) return { text: titleCase(first.replace(/:$/, '')), lines: 1, level: 1 };
   if (first.endsWith(':') && first.split(/\s+/).length <= 6) return { text: first.slice(0, -1), lines: 1, level: 1 };
+  // "Late arrivals and missed appointments" over a paragraph of prose: a short capitalised line with
+  // no punctuation of its own is a subheading, not the first words of the paragraph.
+  if (second && /^[A-Z]/.test(first) && !/[:;,]/.test(first) && first.split(/\s+/).length <= 6 && /[.!?]$/.test(lines[lines.length - 1]!)) {
+    return { text: first, lines: 1, level: 2 };
+  }
   return null;
 }
 

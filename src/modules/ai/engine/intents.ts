@@ -26,30 +26,34 @@ export function normalizeUtterance(utterance: string): string {
     .trim();
 }
 
-// People a caller may ask for. Job titles cover the usual small businesses.
+// People (and desks) a caller may ask for. Job titles cover the usual small businesses.
 const PERSON_WORDS =
   'someone|somebody|anyone|anybody|person|people|human|humans|manager|owner|boss|supervisor|receptionist|doctor|dr|' +
-  'dentist|hygienist|mechanic|technician|tech|nurse|agent|operator|representative|rep|employee|someone else';
-const PERSON = `(?:(?:a|an|the|your|some|one of your|one of the) )?(?:(?:real|live|actual) )?(?:${PERSON_WORDS}|dr \\w+|doctor \\w+)`;
-// "Talk to the office" is a request for a person; "give me the office hours" is not,
-// so places only count after talk/speak.
-const PERSON_OR_PLACE = `(?:${PERSON}|(?:the |your )?(?:office|front desk|staff|team|billing|clinic|shop|store))`;
+  'dentist|hygienist|mechanic|technician|tech|techs|vet tech|vet techs|vet|vets|veterinarian|nurse|agent|operator|representative|rep|' +
+  'employee|someone else|somebody else|trainer|trainers|coach|chef|host|hostess|server|plumber|dispatcher|dispatch|' +
+  'accountant|lawyer|stylist|staff member|team member|whoever|one of the \\w+|one of your \\w+';
+const PERSON = `(?:(?:a|an|the|your|some|any|one of your|one of the) )?(?:(?:real|live|actual) )?(?:${PERSON_WORDS}|dr \\w+|doctor \\w+)`;
+const DESK = '(?:the |your )?(?:office|front desk|desk|host stand|staff|team|billing|sales|membership sales|accounts|clinic|shop|store|kitchen|service department)';
+const PERSON_OR_DESK = `(?:${PERSON}|${DESK})`;
 
 const TRANSFER_PATTERNS: RegExp[] = [
-  new RegExp(`\\b(?:speak|talk|chat)(?:ing)? (?:to|with) ${PERSON_OR_PLACE}\\b`),
-  new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send) me (?:to |through to |over to |with )?${PERSON}(?:$| please| now| on the| right| who|,)`),
+  // "talk to Carmen", "speak with whoever handles parties": anyone but "you" (that is a goodbye).
+  /\b(?:speak|talk|chat)(?:ing)? (?:to|with) (?!you\b|ya\b)\w/,
+  new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send|pass|forward) me (?:to |through to |over to |with )?${PERSON_OR_DESK}(?:$| please| now| on the| right| who|,)`),
+  new RegExp(`\\b(?:get|have|put) ${PERSON_OR_DESK}(?: from ${DESK})? on the (?:line|phone)\\b`),
   new RegExp(`\\b(?:i want|i need|i'd like|id like|can i get|can i have|could i get|let me have|i wanna) (?:to (?:reach|get) )?${PERSON}(?:$| please| now| on the (?:phone|line)| to (?:talk|speak|help)| i can)`),
-  /\b(?:is there|are there|isn't there) (?:a |an |any )?(?:real |live |actual )?(?:person|human|someone|somebody|anyone|anybody) (?:there|i can|to talk|who|available|in)\b/,
-  /\b(?:transfer|connect) me\b/,
+  new RegExp(`\\b(?:is there|are there|isn't there) ${PERSON} (?:there|i (?:can|could) (?:talk|speak|ask)|to (?:talk|speak)|who|available|around|in)\\b`),
+  /\b(?:transfer|connect|forward) me\b/,
   /\b(?:put|patch) me (?:through|over)\b/,
   /\b(?:operator|representative|customer service|customer support)\b/,
   /\b(?:real|live|actual) (?:person|human|people)\b/,
-  /\bhuman\b/,
+  /\b(?:a|an|to|with|the) (?:\w+ )?human(?: being)?s?\b|^humans?(?: please)?$/,
   /^(?:an? |the )?(?:agent|person|someone|manager|receptionist)(?: please| now)?$/,
 ];
 
-// "I don't need to talk to anyone" must not transfer.
-const NEGATED_TRANSFER = /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b/;
+// "I don't need to talk to anyone" must not transfer; "who do I talk to about billing?" asks who, not for a transfer.
+const NEGATED_TRANSFER =
+  /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b|\b(?:who|how|where) (?:do|should|can|could|would) i (?:speak|talk|chat)\b|\bdo i (?:need|have) to (?:speak|talk)\b/;
 
 const MESSAGE_PATTERNS: RegExp[] = [
   /\bleave (?:a |an |my )?(?:message|msg|voicemail|voice mail|note)\b/,
@@ -61,15 +65,32 @@ const MESSAGE_PATTERNS: RegExp[] = [
   /\b(?:callback|call back|voicemail)\b/,
 ];
 
+// Farewells that end a call wherever they stand at the end of a line ("ok thanks, bye").
+const FAREWELL_AT_END = /\b(?:bye|goodbye|good bye|bye bye|byebye|ttyl|cheers|take care|talk to you later|talk to you soon|talk soon|see ya|see you|see you (?:then|soon|later|there|(?:on )?(?:\w+day|tomorrow|tonight|next \w+)(?: (?:morning|afternoon|evening|night|then))?))$/;
+// Closings that end the call unless the line is a question ("is that all included?").
 const END_PATTERNS: RegExp[] = [
-  /\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|talk to you later|ttyl|take care|cheers)\b/,
   /\bhave an? (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|weekend|afternoon)\b/,
   /\b(?:that's|thats|that is|that was) (?:all|it|everything)\b/,
-  /\b(?:that's all|that is all|that was all) i (?:need|needed|wanted)\b/,
   /^(?:no|nope|nah|no no)(?: thanks| thank you| that's it| i'm good| im good| i'm all set| im all set)?$/,
-  /\b(?:i'm|im|i am) (?:all set|good|done)(?: thanks| thank you)?$/,
+  /\b(?:i'm|im|i am|we're|were|we are) (?:all set|good|done)(?: thanks| thank you)?$/,
   /\b(?:hang up|hanging up|i'll let you go|ill let you go|gotta go|got to go|have to go)\b/,
+  /\b(?:bye|goodbye|bye bye)\b/,
 ];
+// A line asking something is not a goodbye, even with "see you" in it ("when will I see you guys?").
+const QUESTION_LINE = /^(?:(?:ok|okay|so|and|hey|um|uh|oh|well|also|alright|great|cool|hi|hello|yeah) )*(?:when|what|what's|whats|where|where's|how|who|why|which|can|could|do|does|did|is|are|was|will|would|should|may|if)\b/;
+
+export function isGoodbye(utterance: string): boolean {
+  const text = normalizeUtterance(utterance);
+  if (FAREWELL_AT_END.test(text)) return true;
+  if (/\?\s*$/.test(utterance.trim()) || QUESTION_LINE.test(text)) return false;
+  return END_PATTERNS.some((p) => p.test(text));
+}
+
+/** Asks for a person (and does not say the opposite). */
+export function isPersonRequest(utterance: string): boolean {
+  const text = normalizeUtterance(utterance);
+  return !NEGATED_TRANSFER.test(text) && TRANSFER_PATTERNS.some((p) => p.test(text));
+}
 
 // Small talk is recognised only when the whole utterance is small talk, so
 // "hey, do you guys do tune-ups?" stays a question.
@@ -84,11 +105,11 @@ const CANCEL = /\b(?:never ?mind|nevermind|forget it|cancel that|scratch that)\b
 export function detectIntent(utterance: string): Intent {
   const text = normalizeUtterance(utterance);
   if (text === '') return 'question';
-  if (!NEGATED_TRANSFER.test(text) && TRANSFER_PATTERNS.some((p) => p.test(text))) return 'transfer';
+  if (isPersonRequest(utterance)) return 'transfer';
   if (MESSAGE_PATTERNS.some((p) => p.test(text))) return 'message';
   if (CANCEL.test(text)) return 'cancel';
   if (DENY.test(text)) return 'deny';
-  if (END_PATTERNS.some((p) => p.test(text))) return 'end';
+  if (isGoodbye(utterance)) return 'end';
   if (GREETING.test(text)) return 'greeting';
   if (THANKS.test(text)) return 'thanks';
   if (HOW_ARE_YOU.test(text)) return 'how_are_you';

@@ -2,6 +2,7 @@
 // ask a small business. The text analysis is exported because answer
 // extraction must see terms exactly as the index sees them.
 import MiniSearch, { type SearchOptions } from 'minisearch';
+import { CONCEPT_PREFIX, conceptEntries } from './concepts.ts';
 import type { KnowledgeChunk } from './types.ts';
 
 // ---------------------------------------------------------------- analysis
@@ -23,60 +24,6 @@ const STOPWORDS = new Set(
   thanks thank quick question questions ask asking curious gonna wanna kind sort bit lot let say said one ones
   there'd does whats im ive id u ur pls plz go going us folks`.split(/\s+/),
 );
-
-// Words a caller and a document use for the same thing. Every member maps to a
-// shared concept token (indexed next to the word itself), so "how much does it
-// cost" meets "Prices". Groups are generic small-business vocabulary.
-const SYNONYM_GROUPS: Record<string, string[]> = {
-  // "Open" and "close" are kept apart: "when do you open Monday" is not answered by "we close for lunch Monday".
-  hours: ['hour', 'hours', 'open', 'opens', 'opening', 'schedule', 'early', 'today', 'tonight', 'tomorrow', 'time', 'times', 'when'],
-  closing: ['close', 'closes', 'closing', 'closed', 'shut', 'hour', 'hours'],
-  price: ['price', 'prices', 'pricing', 'cost', 'costs', 'fee', 'fees', 'charge', 'charges', 'rate', 'rates', 'much', 'expensive', 'cheap', 'afford', 'quote', 'dollars', 'pay'],
-  location: ['where', 'address', 'located', 'location', 'locate', 'directions', 'direction', 'street', 'find', 'downtown', 'near', 'nearby', 'neighborhood', 'gps'],
-  parking: ['park', 'parking', 'garage', 'lot', 'drive', 'car'],
-  transit: ['bus', 'train', 'subway', 'transit', 'metro', 'station', 'stop'],
-  payment: ['pay', 'payment', 'payments', 'paying', 'card', 'cards', 'credit', 'debit', 'financing', 'installments'],
-  insurance: ['insurance', 'insured', 'insurer', 'coverage', 'cover', 'covered', 'covers', 'network', 'ppo', 'hmo'],
-  cancel: ['cancel', 'cancels', 'cancelled', 'canceled', 'cancellation', 'cancelling', 'canceling', 'reschedule', 'rescheduling', 'noshow', 'miss', 'missed'],
-  appointment: ['appointment', 'appointments', 'book', 'booking', 'reserve', 'reservation', 'slot', 'visit', 'visits', 'schedule', 'walkin', 'come'],
-  owner: ['owner', 'owners', 'own', 'owns', 'founded', 'founder', 'founders'],
-  contact: ['phone', 'call', 'number', 'email', 'contact', 'reach'],
-  emergency: ['emergency', 'emergencies', 'urgent', 'urgently', 'asap', 'pain', 'hurts', 'hurt', 'broken', 'broke', 'chipped', 'swollen', 'swelling', 'bleeding'],
-  children: ['child', 'children', 'kid', 'kids', 'son', 'daughter', 'baby', 'toddler', 'pediatric', 'age', 'old'],
-  new_customer: ['new', 'first', 'register', 'registration', 'forms', 'form', 'paperwork', 'intake'],
-  accessibility: ['wheelchair', 'accessible', 'accessibility', 'elevator', 'stairs', 'ramp', 'disability', 'disabled', 'walker'],
-  language: ['language', 'languages', 'speak', 'speaks', 'translator', 'interpreter', 'bilingual'],
-  discount: ['discount', 'discounts', 'deal', 'deals', 'coupon', 'promotion', 'special', 'off'],
-  duration: ['long', 'duration', 'minutes', 'wait', 'waiting'],
-  late: ['late', 'tardy', 'delayed', 'running'],
-  refund: ['refund', 'refunds', 'return', 'returns', 'warranty', 'guarantee', 'money'],
-  gift: ['gift', 'gifts', 'voucher', 'vouchers', 'certificate', 'certificates'],
-};
-
-// Categories: a general word in a question ("weekend") matches any member in a
-// document ("Saturday"), but a member in a question ("Saturday") must not
-// match its siblings ("Sunday"), so members carry the concept only when indexed.
-const CATEGORY_GROUPS: Record<string, { general: string[]; members: string[] }> = {
-  weekend: { general: ['weekend', 'weekends'], members: ['saturday', 'saturdays', 'sunday', 'sundays'] },
-  weekday: {
-    general: ['weekday', 'weekdays'],
-    members: ['monday', 'mondays', 'tuesday', 'tuesdays', 'wednesday', 'wednesdays', 'thursday', 'thursdays', 'friday', 'fridays'],
-  },
-  holiday: { general: ['holiday', 'holidays', 'vacation'], members: ['christmas', 'thanksgiving', 'easter', 'july', 'labor', 'memorial', 'hanukkah', 'eid'] },
-  staff: {
-    general: ['staff', 'team', 'who', 'employee', 'employees', 'people', 'works'],
-    members: ['doctor', 'doctors', 'dr', 'dentist', 'dentists', 'hygienist', 'hygienists', 'owner', 'manager', 'mechanic', 'mechanics', 'technician', 'technicians', 'nurse', 'receptionist', 'stylist', 'assistant'],
-  },
-  payment_method: {
-    general: ['pay', 'payment', 'card', 'cards', 'accept'],
-    members: ['cash', 'visa', 'mastercard', 'amex', 'discover', 'apple', 'check', 'checks', 'cheque', 'credit', 'debit', 'venmo', 'zelle', 'paypal'],
-  },
-  insurer: { general: ['insurance', 'insurer', 'provider', 'providers', 'plan', 'plans'], members: ['medicaid', 'medicare', 'ppo', 'hmo'] },
-  language_name: {
-    general: ['language', 'languages', 'bilingual'],
-    members: ['english', 'spanish', 'french', 'mandarin', 'cantonese', 'vietnamese', 'russian', 'arabic', 'korean', 'portuguese', 'tagalog'],
-  },
-};
 
 // Irregular plurals the suffix rules cannot reach.
 const IRREGULAR_FORMS: Record<string, string> = {
@@ -103,30 +50,41 @@ function undouble(w: string): string {
   return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w.replace(/ll$/, 'l');
 }
 
-const CONCEPT_PREFIX = '_';
-/** Concepts of a stem as indexed (documents): synonyms, category generals and members. */
+/** Concepts of a stem as indexed (documents) and as asked (questions); see concepts.json. */
 const indexConceptsByStem = new Map<string, string[]>();
-/** Concepts of a stem as asked (queries): synonyms and category generals only. */
 const queryConceptsByStem = new Map<string, string[]>();
+/** Multi-word entries ("set me back", "after dark"), matched on stems over the whole text. */
+const phrases: { stems: string[]; concept: string; index: boolean; query: boolean }[] = [];
 
-function addConcept(map: Map<string, string[]>, word: string, concept: string): void {
-  const key = stem(word);
-  const token = `${CONCEPT_PREFIX}${concept}`;
+function addConcept(map: Map<string, string[]>, key: string, token: string): void {
   const existing = map.get(key) ?? [];
   if (!existing.includes(token)) map.set(key, [...existing, token]);
 }
-for (const [concept, words] of Object.entries(SYNONYM_GROUPS)) {
-  for (const word of words) {
-    addConcept(indexConceptsByStem, word, concept);
-    addConcept(queryConceptsByStem, word, concept);
+for (const { words, entry } of conceptEntries()) {
+  const stems = words.flatMap((w) => tokenize(w)).map(stem);
+  if (stems.length > 1) {
+    phrases.push({ stems, ...entry });
+    continue;
   }
+  if (entry.index) addConcept(indexConceptsByStem, stems[0]!, entry.concept);
+  if (entry.query) addConcept(queryConceptsByStem, stems[0]!, entry.concept);
 }
-for (const [concept, { general, members }] of Object.entries(CATEGORY_GROUPS)) {
-  for (const word of general) {
-    addConcept(indexConceptsByStem, word, concept);
-    addConcept(queryConceptsByStem, word, concept);
+
+/** Concept tokens of the multi-word entries found in `text`, for documents ('index') or questions ('query'). */
+export function phraseConcepts(text: string, side: 'index' | 'query'): string[] {
+  const stems = tokenize(text).map(stem);
+  const found = new Set<string>();
+  for (const phrase of phrases) {
+    if (!phrase[side] || found.has(phrase.concept)) continue;
+    const first = phrase.stems[0]!;
+    for (let i = stems.indexOf(first); i !== -1 && i + phrase.stems.length <= stems.length; i = stems.indexOf(first, i + 1)) {
+      if (phrase.stems.every((s, k) => stems[i + k] === s)) {
+        found.add(phrase.concept);
+        break;
+      }
+    }
   }
-  for (const word of members) addConcept(indexConceptsByStem, word, concept);
+  return [...found];
 }
 
 export function isConceptTerm(term: string): boolean {
@@ -150,12 +108,14 @@ export function tokenize(text: string): string[] {
 
 /** One raw document token -> the terms indexed for it: its stem plus the concepts it belongs to. */
 export function processTerm(token: string): string[] {
+  if (isConceptTerm(token)) return [token];
   const stemmed = stemUnlessStopword(token);
   return stemmed ? [stemmed, ...(indexConceptsByStem.get(stemmed) ?? [])] : [];
 }
 
 /** One raw query token -> the terms searched for it (category members do not expand to their category). */
 export function processQueryTerm(token: string): string[] {
+  if (isConceptTerm(token)) return [token];
   const stemmed = stemUnlessStopword(token);
   return stemmed ? [stemmed, ...(queryConceptsByStem.get(stemmed) ?? [])] : [];
 }
@@ -168,14 +128,24 @@ function stemUnlessStopword(token: string): string | null {
   return stemmed === '' || STOPWORDS.has(stemmed) ? null : stemmed;
 }
 
+/** The raw tokens of a document text plus the concepts of its phrases. */
+export function indexTokens(text: string): string[] {
+  return [...tokenize(text), ...phraseConcepts(text, 'index')];
+}
+
+/** The raw tokens of a question plus the concepts of its phrases. */
+export function queryTokens(text: string): string[] {
+  return [...tokenize(text), ...phraseConcepts(text, 'query')];
+}
+
 /** The distinct terms (stems and concepts) of a document text, as the index sees them. */
 export function analyze(text: string): string[] {
-  return [...new Set(tokenize(text).flatMap(processTerm))];
+  return [...new Set(indexTokens(text).flatMap(processTerm))];
 }
 
 /** The distinct terms of a query. */
 export function analyzeQuery(text: string): string[] {
-  return [...new Set(tokenize(text).flatMap(processQueryTerm))];
+  return [...new Set(queryTokens(text).flatMap(processQueryTerm))];
 }
 
 // ---------------------------------------------------------------- index
@@ -209,9 +179,9 @@ export class KnowledgeIndex {
   readonly #search = new MiniSearch<IndexedChunk>({
     fields: ['title', 'heading', 'text'],
     idField: 'id',
-    tokenize,
+    tokenize: indexTokens,
     processTerm: (term) => processTerm(term),
-    searchOptions: { ...SEARCH_OPTIONS, processTerm: (term) => processQueryTerm(term) },
+    searchOptions: { ...SEARCH_OPTIONS, tokenize: queryTokens, processTerm: (term) => processQueryTerm(term) },
   });
   readonly #chunks = new Map<string, KnowledgeChunk>();
   readonly #chunkIdsByDocument = new Map<string, Set<string>>();

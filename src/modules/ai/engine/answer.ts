@@ -10,10 +10,11 @@
 // of the chosen sentences, so a question whose key words appear nowhere
 // ("do you do botox?") scores low and the engine hands the call off.
 import { splitSentences } from './chunking.ts';
+import { CLOCK, EMAIL, MONEY, NAME, NUMBER, PHONE, STREET } from './facts.ts';
 import { indexTokens, isConceptTerm, processQueryTerm, processTerm, queryTokens, stem, type SearchHit } from './retrieval.ts';
 
 /** Below this confidence the engine hands the caller to a person instead of guessing. */
-export const ANSWER_CONFIDENCE_THRESHOLD = 0.5;
+export const ANSWER_CONFIDENCE_THRESHOLD = 0.55;
 
 const MAX_PASSAGES = 8;
 const MIN_RELATIVE_PASSAGE_SCORE = 0.15;
@@ -29,34 +30,48 @@ const PARTIAL_CREDIT = 0.7; // prefix / one-typo match ("whiten" vs "whitening",
 const UNKNOWN_WORD_WEIGHT = 0.6;
 /** Bonus for a sentence holding the kind of fact the question asks for (a price, a time, an address...). */
 const ANSWER_TYPE_BONUS = 0.12;
-/** Confidence factor when the answer lacks a fact of a required kind. */
-const MISSING_REQUIRED_FACT_FACTOR = 0.7;
+const ANSWERABILITY_WEIGHTS = { coverage: 0.7, heading: 0.1, margin: 0.1, typeMatch: 0.1 };
+/** A margin this large (relative to the best score) counts fully. */
+const FULL_MARGIN = 0.25;
 /** Scales the bonus for sentences under a heading that covers the question. */
 const HEADING_MATCH_BONUS = 0.2;
 
 // Words callers use to frame a request that say little about what they want.
 const WEAK_WORDS = new Set(['offer', 'provide', 'service', 'services', 'available', 'make', 'able', 'work', 'help', 'there', 'take', 'happen'].map(stem));
 
+const DAY_OR_TIME = new RegExp(`${CLOCK.source}|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\\b|\\bweekdays?\\b|\\bweekends?\\b`, 'i');
+
 /**
- * Kinds of fact a question can ask for, and how a sentence holding one looks.
- * For `required` kinds an answer without such a fact is not an answer ("how
- * much is X?" answered without a price), so confidence drops.
+ * Kinds of fact a question can ask for (its answer type), and how a sentence
+ * holding one looks. For `required` kinds a sentence without such a fact is not
+ * an answer ("how much is X?" answered without a price): such sentences are not
+ * chosen, and when no passage holds one the engine says it does not know.
  */
-const ANSWER_TYPES: { asks: RegExp; holds: RegExp; required?: boolean }[] = [
-  { asks: /\bhow much\b|\b(?:cost|price|fee|charge)s?\b/i, holds: /[$€£]\s?\d|\b\d+\s?(?:dollars|euros)\b|\bfree\b/i, required: true },
-  { asks: /\bdiscounts?\b|\bdeals?\b|\boff\b/i, holds: /\d+\s?%|\bpercent\b/i },
+export interface AnswerType {
+  name: string;
+  asks: RegExp;
+  holds: RegExp;
+  required?: boolean;
+}
+
+export const ANSWER_TYPES: AnswerType[] = [
   {
-    asks: /\bwhat time\b|\bwhen\b|\bhours\b|\bopen\b|\bclose\b/i,
-    holds: /\b\d{1,2}(?::\d{2})?\s?(?:a\.?m\b|p\.?m\b)|\b\d{1,2}:\d{2}\b|\bclosed\b|\bnoon\b|\bmidnight\b/i,
+    name: 'price',
+    asks: /\bhow much\b|\bcosts?\b|\bprices?\b|\bfees?\b|\bcharge\b|\bexpensive\b|\bcheap(?:er|est)?\b|\bset (?:me|us) back\b|\brun (?:me|us)\b|\bminimum\b|\bspend\b|\brates?\b/i,
+    holds: MONEY,
+    required: true,
   },
-  { asks: /\baddress\b/i, required: true, holds: /\b\d+\s+(?:[A-Z]{1,2}\s+)?[A-Z][a-z]+\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Way|Place|Pl|Court|Ct)\b/ },
-  { asks: /\bwhere\b|\blocated\b|\blocation\b/i, holds: /\b\d+\s+(?:[A-Z]{1,2}\s+)?[A-Z][a-z]+\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Way|Place|Pl|Court|Ct)\b/ },
-  { asks: /\b(?:phone|telephone|fax|contact) number\b|\bwhat number\b/i, holds: /\+?\d[\d\s().-]{6,}\d/, required: true },
-  { asks: /\bcall\b/i, holds: /\+?\d[\d\s().-]{6,}\d/ },
-  { asks: /\bhow (?:long|many|often|old)\b/i, holds: /\b\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|every|first)\b/i },
+  { name: 'clock', asks: /\bwhat time\b|\bhow (?:late|early)\b|\bhours\b|\bwhen (?:do|does|are|is) (?:you|it|the \w+) (?:open|close)/i, holds: CLOCK, required: true },
+  { name: 'when', asks: /\bwhen\b|\bopen\b|\bclosed?\b/i, holds: DAY_OR_TIME },
+  { name: 'address', asks: /\baddress\b|\blocated\b|\blocation\b|\bwhere(?:'s| is| are)? (?:you|your|y'all|the (?:office|shop|store|clinic|restaurant|gym|place))\b|\bwhere exactly\b/i, holds: STREET, required: true },
+  { name: 'where', asks: /\bwhere\b/i, holds: new RegExp(`${STREET.source}|${EMAIL.source}|${PHONE.source}`) },
+  { name: 'phone', asks: /\b(?:phone|telephone|fax) number\b|\bwhat(?:'s| is)? (?:the|your) (?:\w+ )?number\b|\bwho (?:do|should|can) i call\b|\bwhat number\b/i, holds: PHONE, required: true },
+  { name: 'email', asks: /\be-?mail\b/i, holds: EMAIL, required: true },
+  { name: 'person', asks: /\bwho(?:'s| is| are)? (?!do|should|can)\w/i, holds: NAME, required: true },
+  { name: 'quantity', asks: /\bhow (?:long|many|often|old|far|soon)\b/i, holds: NUMBER },
+  { name: 'discount', asks: /\bdiscounts?\b|\bdeals?\b|\boff\b/i, holds: /\d+\s?%|\bpercent\b|[$]\d+ less\b/i },
   // "What plans do you take?" asks for a list: a line introducing one ("...the following plans:") holds it.
-  { asks: /\b(?:what|which) (?:kinds? of |types? of |sorts? of )?\w+ (?:do|does|can) (?:you|y'all|they) (?:take|accept|offer|have|carry|sell|support|speak)\b/i, holds: /:\s*$/ },
-  { asks: /\bwho\b/i, holds: /\b(?:Dr|Mr|Mrs|Ms)\.?\s+[A-Z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b/ },
+  { name: 'list', asks: /\b(?:what|which) (?:kinds? of |types? of |sorts? of )?\w+ (?:do|does|can) (?:you|y'all|they) (?:take|accept|offer|have|carry|sell|support|speak)\b/i, holds: /:\s*$/ },
 ];
 
 /** Corpus statistics the answer uses to weigh question words; a KnowledgeIndex provides them. */
@@ -68,16 +83,31 @@ export interface TermStatistics {
 export interface AnswerSentence {
   text: string;
   chunkId: string;
+  chunkHeading: string | null;
   documentId: string;
   score: number;
+}
+
+export interface AnswerSignals {
+  /** 0..1: weighted share of the question's words the chosen sentences cover (with their heading). */
+  coverage: number;
+  /** 0..1: share of the question the passage heading covers. */
+  heading: number;
+  /** 0..1: how far the best sentence scores above the best one of any other passage. */
+  margin: number;
+  /** 1: holds the kind of fact asked for; 0: does not; 0.5: the question asks for no particular kind. */
+  typeMatch: number;
 }
 
 export interface ExtractedAnswer {
   text: string;
   /** Distinct documentIds of the sentences used. */
   citations: string[];
-  /** 0..1: how much of the question the answer covers. */
+  /** 0..1: the answerability score (see answerability()). */
   confidence: number;
+  signals: AnswerSignals;
+  /** The best passage other than the answer's, when there is one: a second reading of the question. */
+  rival?: { heading: string; documentId: string; margin: number };
   sentences: AnswerSentence[];
 }
 
@@ -97,6 +127,10 @@ interface Candidate {
   /** Per question word: credit 0..1 from the sentence plus its heading and title. */
   withContext: number[];
   score: number;
+  /** Share of the question the passage's heading covers. */
+  headingCoverage: number;
+  /** Holds a fact of a kind the question asks for. */
+  typed: boolean;
 }
 
 export function questionWords(question: string, stats?: TermStatistics): QuestionWord[] {
@@ -139,7 +173,7 @@ export function extractAnswer(question: string, hits: SearchHit[], stats?: TermS
     const contextTerms = termsOf(`${hit.chunk.title} ${hit.chunk.heading ?? ''}`, questionStems);
     // A section whose heading names the question's topic is about it; a passing mention elsewhere is not.
     const headingTerms = termsOf(hit.chunk.heading ?? '', questionStems);
-    const headingBonus = HEADING_MATCH_BONUS * weightedCoverage(words, words.map((w) => credit(w, headingTerms)), totalWeight);
+    const headingCoverage = weightedCoverage(words, words.map((w) => credit(w, headingTerms)), totalWeight);
     // Retrieval rank breaks ties between equally covering sentences.
     const rankPrior = 0.08 * (hit.score / topScore) - 0.01 * rank;
     let order = 0;
@@ -150,29 +184,57 @@ export function extractAnswer(question: string, hits: SearchHit[], stats?: TermS
         const withContext = words.map((w, i) => Math.max(own[i]!, CONTEXT_CREDIT * credit(w, contextTerms)));
         const coverage = weightedCoverage(words, withContext, totalWeight);
         const ownCoverage = weightedCoverage(words, own, totalWeight);
-        const typeBonus = answerTypes.some((t) => t.holds.test(text)) ? ANSWER_TYPE_BONUS : 0;
+        const typed = answerTypes.some((t) => t.holds.test(text));
+        const typeBonus = typed ? ANSWER_TYPE_BONUS : 0;
         // A question in the text ("Do you take walk-ins?") is not its own answer.
         const questionPenalty = /\?["')”’]*$/.test(text) ? 0.3 : 0;
         const lengthPenalty = text.length > 250 ? 0.05 : 0;
-        const score = coverage + 0.15 * ownCoverage + headingBonus + rankPrior + typeBonus - questionPenalty - lengthPenalty;
-        candidates.push({ text, hit, block, order: order++, own, withContext, score });
+        const score = coverage + 0.15 * ownCoverage + HEADING_MATCH_BONUS * headingCoverage + rankPrior + typeBonus - questionPenalty - lengthPenalty;
+        candidates.push({ text, hit, block, order: order++, own, withContext, score, headingCoverage, typed });
       }
     });
   });
   if (candidates.length === 0) return null;
   candidates.sort((a, b) => b.score - a.score);
 
-  const chosen = chooseSentences(candidates, words);
+  // Sentence choice by answer type: a "how much" question is answered by a sentence with a price or not at all.
+  const required = answerTypes.filter((t) => t.required);
+  const eligible = required.length === 0 ? candidates : candidates.filter((c) => required.some((t) => t.holds.test(c.text)));
+  if (eligible.length === 0) return null;
+  const best = eligible[0]!;
+  const chosen = chooseSentences(best, candidates, words);
   const covered = words.map((_, i) => Math.max(...chosen.map((c) => c.withContext[i]!)));
-  const missingFact = answerTypes.some((t) => t.required && !chosen.some((c) => t.holds.test(c.text)));
-  const confidence = round2(weightedCoverage(words, covered, totalWeight) * (missingFact ? MISSING_REQUIRED_FACT_FACTOR : 1));
+  const coverage = weightedCoverage(words, covered, totalWeight);
+  const rival = eligible.find((c) => c.hit.chunk.id !== best.hit.chunk.id);
+  const margin = rival ? Math.max(0, (best.score - rival.score) / best.score) : 1;
+  const typeMatch = answerTypes.length === 0 ? 0.5 : chosen.some((c) => c.typed) ? 1 : 0;
+  const signals: AnswerSignals = { coverage: round2(coverage), heading: round2(best.headingCoverage), margin: round2(margin), typeMatch };
   const ordered = [...chosen].sort((a, b) => a.order - b.order);
   return {
     text: ordered.map((c) => asSpokenSentence(c.text)).join(' '),
     citations: [...new Set(ordered.map((c) => c.hit.chunk.documentId))],
-    confidence,
-    sentences: ordered.map((c) => ({ text: c.text, chunkId: c.hit.chunk.id, documentId: c.hit.chunk.documentId, score: round2(c.score) })),
+    confidence: answerability(signals),
+    signals,
+    sentences: [best, ...ordered.filter((c) => c !== best)].map((c) => ({ text: c.text, chunkId: c.hit.chunk.id, chunkHeading: c.hit.chunk.heading, documentId: c.hit.chunk.documentId, score: round2(c.score) })),
+    ...(rival ? { rival: { heading: rival.hit.chunk.heading ?? rival.hit.chunk.title, documentId: rival.hit.chunk.documentId, margin: round2(margin) } } : {}),
   };
+}
+
+/**
+ * How sure the engine is that the answer answers the question, from several
+ * signals: how much of the question the chosen sentences cover (the main one),
+ * whether the passage's heading names the question's topic, how far the best
+ * passage stands above the next one, and whether the sentence holds the kind
+ * of fact asked for. Weights were tuned on the development half of the
+ * held-out set, wrong answers first.
+ */
+export function answerability(s: AnswerSignals): number {
+  return round2(
+    ANSWERABILITY_WEIGHTS.coverage * s.coverage +
+      ANSWERABILITY_WEIGHTS.heading * s.heading +
+      ANSWERABILITY_WEIGHTS.margin * Math.min(1, s.margin / FULL_MARGIN) +
+      ANSWERABILITY_WEIGHTS.typeMatch * s.typeMatch,
+  );
 }
 
 /**
@@ -183,8 +245,7 @@ export function extractAnswer(question: string, hits: SearchHit[], stats?: TermS
  * Otherwise one more sentence of the same passage is added if it covers
  * question words the first misses while staying on the same subject.
  */
-function chooseSentences(candidates: Candidate[], words: QuestionWord[]): Candidate[] {
-  const best = candidates[0]!;
+function chooseSentences(best: Candidate, candidates: Candidate[], words: QuestionWord[]): Candidate[] {
   const samePassage = candidates.filter((c) => c.hit === best.hit && c !== best).sort((a, b) => a.order - b.order);
   const blockSiblings = samePassage.filter((c) => c.block === best.block);
   const blockLength = [best, ...blockSiblings].reduce((sum, c) => sum + c.text.length + 1, 0);
@@ -237,14 +298,27 @@ interface TextTerms {
 function termsOf(text: string, questionStems: Set<string>): TextTerms {
   const stems = new Set<string>();
   const independentConcepts = new Set<string>();
-  for (const token of indexTokens(text)) {
-    const [stem, ...concepts] = processTerm(token);
-    if (!stem) continue;
-    if (isConceptTerm(stem)) independentConcepts.add(stem);
-    stems.add(stem);
-    if (!questionStems.has(stem)) for (const c of concepts) independentConcepts.add(c);
+  for (const [stem, ...concepts] of analyzedTokens(text)) {
+    stems.add(stem!);
+    if (isConceptTerm(stem!)) independentConcepts.add(stem!);
+    if (!questionStems.has(stem!)) for (const c of concepts) independentConcepts.add(c);
   }
   return { stems, independentConcepts };
+}
+
+// Sentences are analysed once and remembered: the same passages come back turn after turn.
+const ANALYSIS_CACHE_SIZE = 50_000;
+const analysisCache = new Map<string, string[][]>();
+
+/** Per token of `text` as indexed: its stem (or concept) followed by its concepts. Stopwords are left out. */
+function analyzedTokens(text: string): string[][] {
+  let analyzed = analysisCache.get(text);
+  if (!analyzed) {
+    analyzed = indexTokens(text).map((token) => processTerm(token)).filter((terms) => terms.length > 0);
+    if (analysisCache.size >= ANALYSIS_CACHE_SIZE) analysisCache.clear();
+    analysisCache.set(text, analyzed);
+  }
+  return analyzed;
 }
 
 function credit(word: QuestionWord, terms: TextTerms): number {

@@ -24,6 +24,11 @@ const MESSAGE_PROMPT_PATTERN = /what message should i pass on\?\s*$/i;
 const MESSAGE_OFFER_PATTERN = /\bmessage\b/i;
 
 const SEARCH_LIMIT = 8;
+/** Said before handing off a question the documents do not answer. */
+export const NO_INFORMATION = "I'm sorry, I don't have that information.";
+/** Below this margin between the two best passages (on different topics) the engine asks which one the caller meant. */
+const CLARIFY_MARGIN = 0.08;
+const CLARIFY_PATTERN = /^Just to be sure, do you mean .+ or .+\?$/;
 
 export class DefaultEngine implements ReceptionistEngine {
   readonly name = 'default' as const;
@@ -97,16 +102,30 @@ export class DefaultEngine implements ReceptionistEngine {
     }
   }
 
-  /** Answers from the knowledge base, or hands off when no passage answers well enough. */
+  /**
+   * Answers from the knowledge base; asks which reading the caller meant when two
+   * passages answer about equally well; says it does not have the information and
+   * hands off when no passage answers well enough. Never guesses.
+   */
   knowledgeReply(input: ReplyInput): AgentReply {
     // Nothing but filler ("uh, so, can you tell me...") is a request to repeat, not a question we failed.
     if (analyzeQuery(input.utterance).length === 0) {
       return ruled('not_understood', 'clarify', "Sorry, I didn't quite catch that. Could you say it another way?", 0);
     }
-    const hits = input.index.search(input.utterance, SEARCH_LIMIT);
-    const answer = extractAnswer(input.utterance, hits, input.index);
+    // The caller is answering our "do you mean A or B?": read their reply together with the question.
+    const clarified = pendingClarification(input.history);
+    const question = clarified ? `${clarified.question} ${input.utterance}` : input.utterance;
+    const hits = input.index.search(question, SEARCH_LIMIT);
+    const answer = extractAnswer(question, hits, input.index);
     if (answer === null || answer.confidence < ANSWER_CONFIDENCE_THRESHOLD) {
-      return { ...this.transferReply(input, "I'm not sure I have the right answer for that."), rule: 'no_information', confidence: answer?.confidence ?? 0 };
+      return { ...this.transferReply(input, NO_INFORMATION), rule: 'no_information', confidence: answer?.confidence ?? 0 };
+    }
+    const rival = answer.rival;
+    const ownTopic = topicOf(answer.sentences[0]?.chunkHeading ?? null);
+    if (!clarified && rival && rival.margin < CLARIFY_MARGIN && topicOf(rival.heading) !== ownTopic && ownTopic) {
+      return {
+        ...ruled('clarify_reading', 'clarify', `Just to be sure, do you mean ${ownTopic} or ${topicOf(rival.heading)}?`, answer.confidence),
+      };
     }
     return { text: answer.text, action: 'answer', citations: answer.citations, confidence: answer.confidence, engine: 'default' };
   }
@@ -129,6 +148,23 @@ export class DefaultEngine implements ReceptionistEngine {
       message,
     };
   }
+}
+
+/** When the agent's last turn asked "do you mean A or B?", the caller's question it was about. */
+function pendingClarification(history: TranscriptTurn[]): { question: string } | null {
+  const last = history.length - 1;
+  const agent = history[last];
+  if (!agent || agent.speaker !== 'agent' || agent.action !== 'clarify' || !CLARIFY_PATTERN.test(agent.text)) return null;
+  const caller = history[last - 1];
+  return caller && caller.speaker === 'caller' ? { question: caller.text } : null;
+}
+
+/** "Frequently asked questions > Do you pull permits?" -> "do you pull permits"; "Hours" -> "our hours". */
+function topicOf(heading: string | null): string {
+  const last = heading?.split(' > ').pop()?.trim().replace(/[?.!:]+$/, '') ?? '';
+  if (!last) return '';
+  const lower = last.charAt(0).toLowerCase() + last.slice(1);
+  return /^(?:do|does|can|is|are|how|what|who|where|when|will|should)\b/i.test(last) ? `"${lower}"` : `our ${lower.toLowerCase()}`;
 }
 
 function isAwaitingMessage(lastAgentTurn: TranscriptTurn): boolean {

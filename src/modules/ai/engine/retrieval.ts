@@ -3,6 +3,7 @@
 // extraction must see terms exactly as the index sees them.
 import MiniSearch, { type SearchOptions } from 'minisearch';
 import { CONCEPT_PREFIX, conceptEntries } from './concepts.ts';
+import { factConcepts } from './facts.ts';
 import type { KnowledgeChunk } from './types.ts';
 
 // ---------------------------------------------------------------- analysis
@@ -15,7 +16,7 @@ const STOPWORDS = new Set(
   both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from
   further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself him himself his
   how how's i i'd i'll i'm i've if in into put use uses using is isn't it it's its itself let's me more most mustn't my myself nor of
-  off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't
+  off on once only or other ought our ours ourselves out over same shan't she she'd she'll she's should shouldn't
   so some such than that that's the their theirs them themselves then there there's these they they'd they'll
   they're they've this those through to too under until up very was wasn't we we'd we'll we're we've were weren't
   what what's which while who's whom why why's will with won't would wouldn't you you'd you'll you're you've your
@@ -53,8 +54,8 @@ function undouble(w: string): string {
 /** Concepts of a stem as indexed (documents) and as asked (questions); see concepts.json. */
 const indexConceptsByStem = new Map<string, string[]>();
 const queryConceptsByStem = new Map<string, string[]>();
-/** Multi-word entries ("set me back", "after dark"), matched on stems over the whole text. */
-const phrases: { stems: string[]; concept: string; index: boolean; query: boolean }[] = [];
+/** Multi-word entries ("set me back", "after dark") by their first stem, matched on stems over the whole text. */
+const phrasesByFirstStem = new Map<string, { stems: string[]; concept: string; index: boolean; query: boolean }[]>();
 
 function addConcept(map: Map<string, string[]>, key: string, token: string): void {
   const existing = map.get(key) ?? [];
@@ -63,7 +64,8 @@ function addConcept(map: Map<string, string[]>, key: string, token: string): voi
 for (const { words, entry } of conceptEntries()) {
   const stems = words.flatMap((w) => tokenize(w)).map(stem);
   if (stems.length > 1) {
-    phrases.push({ stems, ...entry });
+    const list = phrasesByFirstStem.get(stems[0]!) ?? [];
+    phrasesByFirstStem.set(stems[0]!, [...list, { stems, ...entry }]);
     continue;
   }
   if (entry.index) addConcept(indexConceptsByStem, stems[0]!, entry.concept);
@@ -74,16 +76,11 @@ for (const { words, entry } of conceptEntries()) {
 export function phraseConcepts(text: string, side: 'index' | 'query'): string[] {
   const stems = tokenize(text).map(stem);
   const found = new Set<string>();
-  for (const phrase of phrases) {
-    if (!phrase[side] || found.has(phrase.concept)) continue;
-    const first = phrase.stems[0]!;
-    for (let i = stems.indexOf(first); i !== -1 && i + phrase.stems.length <= stems.length; i = stems.indexOf(first, i + 1)) {
-      if (phrase.stems.every((s, k) => stems[i + k] === s)) {
-        found.add(phrase.concept);
-        break;
-      }
+  stems.forEach((first, i) => {
+    for (const phrase of phrasesByFirstStem.get(first) ?? []) {
+      if (phrase[side] && phrase.stems.every((s, k) => stems[i + k] === s)) found.add(phrase.concept);
     }
-  }
+  });
   return [...found];
 }
 
@@ -130,7 +127,7 @@ function stemUnlessStopword(token: string): string | null {
 
 /** The raw tokens of a document text plus the concepts of its phrases. */
 export function indexTokens(text: string): string[] {
-  return [...tokenize(text), ...phraseConcepts(text, 'index')];
+  return [...tokenize(text), ...phraseConcepts(text, 'index'), ...factConcepts(text)];
 }
 
 /** The raw tokens of a question plus the concepts of its phrases. */

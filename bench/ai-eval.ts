@@ -4,6 +4,7 @@
 //  2. per-turn latency on a 50-document knowledge base;
 //  3. the original dental fixture (test/fixtures/ai).
 // Run: npm run eval:ai. `--verbose` lists the dev half's misses, one per line;
+// `--dev` scores the dev half only (tuning runs);
 // the test half's per-question results are never printed (they are not for tuning).
 import { DefaultEngine } from '../src/modules/ai/engine/default-engine.ts';
 import { buildIndex, evaluateFixture, loadFixture } from '../src/modules/ai/engine/evaluate.ts';
@@ -20,6 +21,8 @@ import {
 import type { KnowledgeDocument } from '../src/modules/ai/engine/types.ts';
 
 const verbose = process.argv.includes('--verbose');
+// --dev: the development half only (for tuning runs: the test half's figures are not looked at).
+const devOnly = process.argv.includes('--dev');
 const engine = new DefaultEngine();
 
 const pct = (n: number, d: number) => (d === 0 ? '   n/a' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
@@ -35,7 +38,7 @@ function row(label: string, t: HeldoutTally): string {
     `goodbyes ${t.ended}/${t.goodbyes}`,
     `clarified ${t.clarified}`,
     `bad hangups ${t.wrongHangups}`,
-    `turn p50/p95 ${ms(t.turnMs)}`,
+    `turn p50/p95 ${ms(t.turnMs)} (cpu ${ms(t.turnCpuMs)})`,
   ].join('  ');
 }
 
@@ -53,7 +56,7 @@ async function heldout(split: HeldoutSplit): Promise<HeldoutOutcome[]> {
 }
 
 const dev = await heldout('dev');
-await heldout('test');
+if (!devOnly) await heldout('test');
 
 if (verbose) {
   console.log('Dev half, every line not handled as expected:');
@@ -70,10 +73,16 @@ const sources: KnowledgeDocument[] = [...loadHeldout('dev').flatMap((b) => b.doc
 const documents = Array.from({ length: 50 }, (_, i) => ({ ...sources[i % sources.length]!, documentId: `doc${i}` }));
 const big = buildIndex(documents);
 const bigTimes: number[] = [];
-for (const split of ['dev', 'test'] as const) {
-  for (const business of loadHeldout(split)) bigTimes.push(...(await evaluateBusiness(engine, business, big)).map((o) => o.ms));
+const bigCpu: number[] = [];
+for (const split of devOnly ? (['dev'] as const) : (['dev', 'test'] as const)) {
+  for (const business of loadHeldout(split)) {
+    for (const o of await evaluateBusiness(engine, business, big)) {
+      bigTimes.push(o.ms);
+      bigCpu.push(o.cpuMs);
+    }
+  }
 }
-console.log(`Latency, 50 documents (${big.size} passages), ${bigTimes.length} turns: p50 / p95 ${ms(bigTimes)}, max ${Math.max(...bigTimes).toFixed(2)} ms`);
+console.log(`Latency, 50 documents (${big.size} passages), ${bigTimes.length} turns: wall p50 / p95 ${ms(bigTimes)}, cpu p50 / p95 ${ms(bigCpu)}, mean cpu ${(bigCpu.reduce((a, b) => a + b, 0) / bigCpu.length).toFixed(2)} ms`);
 console.log('');
 
 const fixture = await evaluateFixture(engine, loadFixture());

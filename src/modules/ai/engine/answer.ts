@@ -11,10 +11,10 @@
 // ("do you do botox?") scores low and the engine hands the call off.
 import { splitSentences } from './chunking.ts';
 import { CLOCK, EMAIL, MONEY, NAME, NUMBER, PHONE, STREET } from './facts.ts';
-import { indexTokens, isConceptTerm, processQueryTerm, processTerm, queryTokens, stem, type SearchHit } from './retrieval.ts';
+import { indexTokens, isConceptTerm, phraseConcepts, phraseMatches, processQueryTerm, processTerm, stem, tokenize, type SearchHit } from './retrieval.ts';
 
 /** Below this confidence the engine hands the caller to a person instead of guessing. */
-export const ANSWER_CONFIDENCE_THRESHOLD = 0.55;
+export const ANSWER_CONFIDENCE_THRESHOLD = 0.6;
 
 const MAX_PASSAGES = 8;
 const MIN_RELATIVE_PASSAGE_SCORE = 0.15;
@@ -136,7 +136,10 @@ interface Candidate {
 export function questionWords(question: string, stats?: TermStatistics): QuestionWord[] {
   const seen = new Set<string>();
   const words: QuestionWord[] = [];
-  for (const token of queryTokens(question)) {
+  // The words of a phrase the concept table knows ("set me back") count once, as its concept.
+  const inPhrase = new Set(phraseMatches(question, 'query').flatMap((m) => Array.from({ length: m.length }, (_, k) => m.start + k)));
+  const tokens = [...tokenize(question).filter((_, i) => !inPhrase.has(i)), ...phraseConcepts(question, 'query')];
+  for (const token of tokens) {
     const terms = processQueryTerm(token);
     const stem = terms[0];
     if (!stem || seen.has(stem)) continue;

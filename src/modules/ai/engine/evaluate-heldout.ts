@@ -46,7 +46,10 @@ export interface HeldoutOutcome {
   verdict: Verdict;
   ok: boolean;
   reply: AgentReply;
+  /** Wall time of the turn. */
   ms: number;
+  /** CPU time of the turn (user + system): what the turn costs, whatever else runs on the machine. */
+  cpuMs: number;
 }
 
 export interface HeldoutTally {
@@ -64,6 +67,7 @@ export interface HeldoutTally {
   ended: number;
   clarified: number;
   turnMs: number[];
+  turnCpuMs: number[];
 }
 
 const CONTENT_TYPES: Record<string, ContentType> = { '.md': 'text/markdown', '.html': 'text/html', '.txt': 'text/plain' };
@@ -114,13 +118,16 @@ export async function evaluateBusiness(engine: ReceptionistEngine, business: Hel
   const outcomes: HeldoutOutcome[] = [];
   for (const question of business.questions) {
     const history: TranscriptTurn[] = [];
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const reply = await engine.reply({ agent: business.agent, index, history, utterance: question.q });
     const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
     const kind = kindOf(question);
     const verdict = verdictOf(question, reply);
     const expected: Record<HeldoutOutcome['kind'], Verdict> = { answerable: 'right', unanswerable: 'handed_off', person: 'transferred', goodbye: 'ended' };
-    outcomes.push({ business: business.slug, question, kind, verdict, ok: verdict === expected[kind], reply, ms });
+    outcomes.push({ business: business.slug, question, kind, verdict, ok: verdict === expected[kind], reply, ms, cpuMs });
   }
   return outcomes;
 }
@@ -141,6 +148,7 @@ export function tally(outcomes: HeldoutOutcome[]): HeldoutTally {
     ended: count('goodbye', 'ended'),
     clarified: outcomes.filter((o) => o.verdict === 'clarified').length,
     turnMs: outcomes.map((o) => o.ms),
+    turnCpuMs: outcomes.map((o) => o.cpuMs),
   };
 }
 

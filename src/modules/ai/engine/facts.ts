@@ -3,7 +3,7 @@
 // choice uses them to match a question's answer type; the index uses them so a
 // passage holding a fact is found by the concept asked for ("where" finds an
 // address even when the passage never says "address" or "located").
-export const MONEY = /[$€£]\s?\d|\b\d+\s?(?:dollars|euros)\b|\bfree\b|\bno (?:extra )?(?:charge|cost|fee)\b|\bincluded\b|\bhalf-price\b/i;
+export const MONEY = /[$€£]\s?\d|\b\d+\s?(?:dollars|euros)\b|\bfree\b|\bno (?:extra )?(?:charge|cost|fee)\b|\bhalf-price\b/i;
 export const CLOCK = /\b\d{1,2}(?::\d{2})?\s?(?:a\.?m\b|p\.?m\b)|\b\d{1,2}:\d{2}\b|\bclosed\b|\bnoon\b|\bmidnight\b|\b24 hours\b|\ball night\b/i;
 export const STREET = /\b\d+\s+(?:[A-Z][A-Za-z]*\.?\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Way|Place|Pl|Court|Ct|Highway|Hwy|Parkway|Pkwy)\b/;
 export const PHONE = /(?:\+?1[\s.-])?\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b/;

@@ -74,14 +74,19 @@ for (const { words, entry } of conceptEntries()) {
 
 /** Concept tokens of the multi-word entries found in `text`, for documents ('index') or questions ('query'). */
 export function phraseConcepts(text: string, side: 'index' | 'query'): string[] {
+  return [...new Set(phraseMatches(text, side).map((m) => m.concept))];
+}
+
+/** The multi-word entries found in `text`, with the positions (in tokenize(text)) of the tokens they span. */
+export function phraseMatches(text: string, side: 'index' | 'query'): { concept: string; start: number; length: number }[] {
   const stems = tokenize(text).map(stem);
-  const found = new Set<string>();
+  const found: { concept: string; start: number; length: number }[] = [];
   stems.forEach((first, i) => {
     for (const phrase of phrasesByFirstStem.get(first) ?? []) {
-      if (phrase[side] && phrase.stems.every((s, k) => stems[i + k] === s)) found.add(phrase.concept);
+      if (phrase[side] && phrase.stems.every((s, k) => stems[i + k] === s)) found.push({ concept: phrase.concept, start: i, length: phrase.stems.length });
     }
   });
-  return [...found];
+  return found;
 }
 
 export function isConceptTerm(term: string): boolean {

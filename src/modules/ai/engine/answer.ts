@@ -10,8 +10,9 @@
 // of the chosen sentences, so a question whose key words appear nowhere
 // ("do you do botox?") scores low and the engine hands the call off.
 import { splitSentences } from './chunking.ts';
+import { FRAMING_WORDS, splitCondition } from './clauses.ts';
 import { CLOCK, EMAIL, MONEY, NAME, NUMBER, PHONE, STREET } from './facts.ts';
-import { indexTokens, isConceptTerm, phraseConcepts, phraseMatches, processQueryTerm, processTerm, stem, tokenize, type SearchHit } from './retrieval.ts';
+import { indexTokens, isConceptTerm, phraseMatches, processQueryTerm, processTerm, stem, tokenize, type SearchHit } from './retrieval.ts';
 
 /** Below this confidence the engine hands the caller to a person instead of guessing. */
 export const ANSWER_CONFIDENCE_THRESHOLD = 0.6;
@@ -28,6 +29,8 @@ const CONCEPT_CREDIT = 0.8; // question word matched through a synonym concept
 const PARTIAL_CREDIT = 0.7; // prefix / one-typo match ("whiten" vs "whitening", "apointment")
 /** Weight of a question word the knowledge base never uses: may be the topic we lack, may be noise ("GPS"). */
 const UNKNOWN_WORD_WEIGHT = 0.6;
+/** Weight of a word in a trailing condition ("... if I don't have insurance"), in ranking and in coverage. */
+export const CONDITION_WEIGHT = 0.5;
 /** Bonus for a sentence holding the kind of fact the question asks for (a price, a time, an address...). */
 const ANSWER_TYPE_BONUS = 0.12;
 const ANSWERABILITY_WEIGHTS = { coverage: 0.7, heading: 0.1, margin: 0.1, typeMatch: 0.1 };
@@ -36,8 +39,7 @@ const FULL_MARGIN = 0.25;
 /** Scales the bonus for sentences under a heading that covers the question. */
 const HEADING_MATCH_BONUS = 0.2;
 
-// Words callers use to frame a request that say little about what they want.
-const WEAK_WORDS = new Set(['offer', 'provide', 'service', 'services', 'available', 'make', 'able', 'work', 'help', 'there', 'take', 'happen'].map(stem));
+const WEAK_WORDS = new Set(FRAMING_WORDS.map(stem));
 
 const DAY_OR_TIME = new RegExp(`${CLOCK.source}|\\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\\b|\\bweekdays?\\b|\\bweekends?\\b`, 'i');
 
@@ -138,14 +140,19 @@ export function questionWords(question: string, stats?: TermStatistics): Questio
   const words: QuestionWord[] = [];
   // The words of a phrase the concept table knows ("set me back") count once, as its concept.
   const inPhrase = new Set(phraseMatches(question, 'query').flatMap((m) => Array.from({ length: m.length }, (_, k) => m.start + k)));
-  const tokens = [...tokenize(question).filter((_, i) => !inPhrase.has(i)), ...phraseConcepts(question, 'query')];
-  for (const token of tokens) {
+  // A trailing condition qualifies the question without being its topic (see clauses.ts).
+  const conditional = splitCondition(question)?.condition ?? new Set<number>();
+  const tokens = [
+    ...tokenize(question).flatMap((token, i) => (inPhrase.has(i) ? [] : [{ token, conditional: conditional.has(i) }])),
+    ...phraseMatches(question, 'query').map((m) => ({ token: m.concept, conditional: conditional.has(m.start) })),
+  ];
+  for (const { token, conditional: inCondition } of tokens) {
     const terms = processQueryTerm(token);
     const stem = terms[0];
     if (!stem || seen.has(stem)) continue;
     seen.add(stem);
     const concepts = terms.slice(1).filter(isConceptTerm);
-    const weight = (WEAK_WORDS.has(stem) ? 0.4 : 1) * (stats ? rarityWeight(stem, concepts, stats) : 1);
+    const weight = (WEAK_WORDS.has(stem) ? 0.4 : 1) * (inCondition ? CONDITION_WEIGHT : 1) * (stats ? rarityWeight(stem, concepts, stats) : 1);
     words.push({ stem, concepts, weight });
   }
   return words;

@@ -2,7 +2,8 @@
 // from the knowledge index, and a handoff to a person whenever it is not sure.
 // It keeps no state of its own; where the call stands (e.g. "waiting for the
 // caller's message") is read back from the transcript history.
-import { ANSWER_CONFIDENCE_THRESHOLD, extractAnswer } from './answer.ts';
+import { ANSWER_CONFIDENCE_THRESHOLD, CONDITION_WEIGHT, extractAnswer } from './answer.ts';
+import { splitCondition } from './clauses.ts';
 import { isOpen } from './business-hours.ts';
 import { detectIntent, extractInlineMessage } from './intents.ts';
 import { analyzeQuery } from './retrieval.ts';
@@ -115,7 +116,10 @@ export class DefaultEngine implements ReceptionistEngine {
     // The caller is answering our "do you mean A or B?": read their reply together with the question.
     const clarified = pendingClarification(input.history);
     const question = clarified ? `${clarified.question} ${input.utterance}` : input.utterance;
-    const hits = input.index.search(question, SEARCH_LIMIT);
+    // A trailing condition ("... if I don't have insurance") ranks passages less than what is asked about.
+    const clauses = splitCondition(question);
+    const query = clauses ? { main: clauses.mainText, qualifier: clauses.conditionText, qualifierWeight: CONDITION_WEIGHT } : question;
+    const hits = input.index.search(query, SEARCH_LIMIT);
     const answer = extractAnswer(question, hits, input.index);
     if (answer === null || answer.confidence < ANSWER_CONFIDENCE_THRESHOLD) {
       return { ...this.transferReply(input, NO_INFORMATION), rule: 'no_information', confidence: answer?.confidence ?? 0 };

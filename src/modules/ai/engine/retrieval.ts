@@ -1,7 +1,7 @@
 // BM25 retrieval over knowledge chunks (MiniSearch), tuned for what callers
 // ask a small business. The text analysis is exported because answer
 // extraction must see terms exactly as the index sees them.
-import MiniSearch, { type SearchOptions } from 'minisearch';
+import MiniSearch, { type Query, type SearchOptions } from 'minisearch';
 import { CONCEPT_PREFIX, conceptEntries } from './concepts.ts';
 import { factConcepts } from './facts.ts';
 import type { KnowledgeChunk } from './types.ts';
@@ -152,6 +152,14 @@ export function analyzeQuery(text: string): string[] {
 
 // ---------------------------------------------------------------- index
 
+/** A question with a part that should count for less in ranking (a trailing condition; see clauses.ts). */
+export interface QualifiedQuery {
+  main: string;
+  qualifier: string;
+  /** Factor on the qualifier's term boosts, 0..1. */
+  qualifierWeight: number;
+}
+
 export interface SearchHit {
   chunk: KnowledgeChunk;
   score: number;
@@ -168,12 +176,14 @@ interface IndexedChunk {
 // for less than matching the caller's actual word.
 const CONCEPT_TERM_BOOST = 0.6;
 
+const conceptBoost = (term: string): number => (isConceptTerm(term) ? CONCEPT_TERM_BOOST : 1);
+
 const SEARCH_OPTIONS: SearchOptions = {
   boost: { heading: 2, title: 1.5, text: 1 },
   combineWith: 'OR',
   prefix: (term) => !isConceptTerm(term) && term.length >= 4,
   fuzzy: (term) => (!isConceptTerm(term) && term.length >= 5 ? 0.2 : false),
-  boostTerm: (term) => (isConceptTerm(term) ? CONCEPT_TERM_BOOST : 1),
+  boostTerm: conceptBoost,
   weights: { fuzzy: 0.4, prefix: 0.5 },
 };
 
@@ -208,10 +218,15 @@ export class KnowledgeIndex {
     this.#chunkIdsByDocument.delete(documentId);
   }
 
-  search(query: string, limit = 5): SearchHit[] {
-    if (this.#chunks.size === 0 || analyzeQuery(query).length === 0) return [];
+  search(query: string | QualifiedQuery, limit = 5): SearchHit[] {
+    const text = typeof query === 'string' ? query : `${query.main} ${query.qualifier}`;
+    if (this.#chunks.size === 0 || analyzeQuery(text).length === 0) return [];
+    const tree: Query =
+      typeof query === 'string'
+        ? query
+        : { combineWith: 'OR', queries: [query.main, { queries: [query.qualifier], boostTerm: (term) => conceptBoost(term) * query.qualifierWeight }] };
     return this.#search
-      .search(query)
+      .search(tree)
       .slice(0, limit)
       .flatMap((result) => {
         const chunk = this.#chunks.get(String(result.id));

@@ -7,6 +7,7 @@ import type { EventRow, Mode } from '../store/platform-tables.ts';
 import type { Clock } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import type { EventType } from './catalogue.ts';
+import { lockUntilCommit } from '../store/locks.ts';
 
 export interface EmitInput {
   accountId: string;
@@ -33,10 +34,12 @@ export class EventEmitter {
   }
 
   /**
-   * Call after the state change's UPDATE in the same transaction: on PostgreSQL that UPDATE
-   * holds the resource's row lock, which serialises the per-resource sequence below.
+   * Call in the state change's transaction. The per-resource sequence is read and taken
+   * under a lock on the resource's sequence (src/store/locks.ts): events emitted without an
+   * UPDATE of the resource (webhook.test) would otherwise race for the same number.
    */
   async emit(trx: Trx, input: EmitInput): Promise<EventRow> {
+    await lockUntilCommit(trx, `events:${input.resourceId}`);
     const last = await trx.selectFrom('events').select((eb) => eb.fn.max('sequence').as('seq'))
       .where('resource_id', '=', input.resourceId).executeTakeFirst();
     const event: EventRow = {

@@ -13,6 +13,11 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem.body(request.id));
 }
 
+/** PostgreSQL's unique_violation (23505) or SQLite's unique and primary-key constraint errors. */
+function isUniqueViolation(error: { code?: unknown }): boolean {
+  return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
 function toProblem(error: FastifyError & { validationContext?: string }): Problem {
   if (error instanceof Problem) return error;
   if (error.validation) return validationProblem(error.validation as any, error.validationContext ?? 'body');
@@ -28,6 +33,10 @@ function toProblem(error: FastifyError & { validationContext?: string }): Proble
       return new Problem('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new Problem('validation_failed', 'The Content-Length header does not match the body.');
+  }
+  if (isUniqueViolation(error)) {
+    // Two requests raced for one unique thing and this one lost: a conflict, never a 500.
+    return new Problem('conflict', 'Another request changed the same resource at the same moment; retry this request.', { headers: { 'retry-after': '1' } });
   }
   if (error instanceof SyntaxError) return new Problem('malformed_json', `The body could not be parsed as JSON: ${error.message}`);
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

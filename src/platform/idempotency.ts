@@ -153,7 +153,9 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     if (failpoints && request.headers['x-switchboard-failpoint'] === 'crash-before-response') process.kill(process.pid, 'SIGKILL');
     const scope = request.idempotencyScope;
     if (!scope) return payload; // no key, or a replay
-    if (reply.statusCode >= 500 || reply.statusCode === 400 || reply.statusCode === 429 || scope.state !== 'open') {
+    // An answer that says "retry" (Retry-After: a race lost, a limit hit) is no outcome to replay.
+    const transient = reply.statusCode === 429 || reply.getHeader('retry-after') !== undefined;
+    if (reply.statusCode >= 500 || reply.statusCode === 400 || transient || scope.state !== 'open') {
       await finish(request, false);
       return payload;
     }

@@ -12,6 +12,7 @@ import { Problem, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { findInInventory, inventoryCapabilities, searchInventory, type InventoryFilter, type InventoryNumber } from './sandbox-inventory.ts';
 import { NUMBER_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
+import { lockUntilCommit } from '../../store/locks.ts';
 
 export type Capability = 'voice' | 'sms' | 'mms' | 'whatsapp';
 
@@ -152,6 +153,7 @@ export class NumberService {
   /** Provisions one number from the inventory of the mode (POST /v1/numbers). */
   async provision(accountId: string, mode: Mode, clock: Clock, input: { phone_number: string; friendly_name?: string | undefined; webhook_url?: string | undefined }): Promise<NumberRow> {
     return inTransaction(this.db, async (trx) => {
+      await lockUntilCommit(trx, `numbers:${mode}`); // the "in use" check below and the insert, as one step
       let entry: { country: string; type: NumberRow['type']; capabilities: string[]; voice_trunk?: string | null; messaging_carrier?: string | null } | undefined;
       if (mode === 'sandbox') {
         const inventory = findInInventory(input.phone_number);
@@ -329,6 +331,7 @@ export class NumberService {
     voiceTrunk?: string | null; messagingCarrier?: string | null;
   }): Promise<{ number?: NumberRow; inventory?: string }> {
     return inTransaction(this.db, async (trx) => {
+      await lockUntilCommit(trx, `numbers:${input.mode}`);
       const existing = await trx.selectFrom('number_inventory').select(['id', 'account_id'])
         .where('mode', '=', input.mode).where('phone_number', '=', input.phoneNumber).executeTakeFirst();
       if (existing && existing.account_id !== input.accountId) {

@@ -21,6 +21,7 @@ import type { NumberService } from '../numbers/service.ts';
 import { PORT_REVIEW_SECONDS, reviewPort } from '../../carriers/simulator/porting.ts';
 import type { PortRow } from './tables.ts';
 import { CANCEL_CUTOFF_HOURS, PORT_EVENTS, STAMPS, TRANSITIONS, type PortStatus } from './states.ts';
+import { lockUntilCommit } from '../../store/locks.ts';
 
 export const PORT_REVIEW_JOB = 'ports.review';
 export const PORT_COMPLETE_JOB = 'ports.complete';
@@ -108,6 +109,8 @@ export class PortService {
     }
     const capabilities = input.capabilities ?? DEFAULT_CAPABILITIES;
     return inTransaction(this.db, async (trx) => {
+      // Checks and picks of free numbers take turns (PostgreSQL), so concurrent orders never pick the same one.
+      await lockUntilCommit(trx, `numbers:${mode}`);
       const held = await trx.selectFrom('numbers').select('phone_number')
         .where('mode', '=', mode).where('status', '!=', 'released').where('phone_number', 'in', input.phone_numbers).execute();
       if (held.length > 0) {

@@ -159,12 +159,12 @@ describe('WhatsApp over the Cloud API', () => {
     const inbound = got.find((e) => e.type === 'message.received' && e.data.object.from === from)!.data.object;
     assert.deepEqual([inbound.body, inbound.media_urls], ['this one', [`${graph.baseUrl}/v21.0/1479537139650973`]]);
 
-    const msg = await send({ to: from, body: 'Your invoice and a photo', media_urls: ['https://cdn.example.com/p/photo.jpg', 'https://cdn.example.com/p/invoice.pdf'] });
+    const msg = await send({ to: from, body: 'Your invoice and a photo', media_urls: ['http://127.0.0.1/p/photo.jpg', 'http://127.0.0.1/p/invoice.pdf'] });
     const wamids = await wamidsFor(from, 2);
     const bodies = graph.accepted.filter((a) => wamids.includes(a.wamid)).map((a) => a.body);
     assert.deepEqual(bodies.map((b) => [b.type, b[b.type]]), [
-      ['image', { link: 'https://cdn.example.com/p/photo.jpg', caption: 'Your invoice and a photo' }],
-      ['document', { link: 'https://cdn.example.com/p/invoice.pdf' }],
+      ['image', { link: 'http://127.0.0.1/p/photo.jpg', caption: 'Your invoice and a photo' }],
+      ['document', { link: 'http://127.0.0.1/p/invoice.pdf' }],
     ]);
     await until(msg.id, 'message.sent');
     await graph.notify(hookUrl, graph.statusNotification([{ wamid: wamids[0]!, status: 'delivered', recipient: from.slice(1) }]));

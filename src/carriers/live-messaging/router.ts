@@ -10,6 +10,7 @@ import type { CarrierLink } from '../config/registry.ts';
 import type { CarrierMessage, InboundSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier } from '../messaging-carrier.ts';
 import { SmppMessaging } from '../smpp/carrier.ts';
 import { WhatsAppMessaging, type WebhookOutcome } from '../whatsapp/carrier.ts';
+import { HttpSmsMessaging, type HttpSmsWebhookOutcome } from '../http-sms/carrier.ts';
 import { PartLedger } from './parts.ts';
 
 export interface LiveMessagingDeps {
@@ -17,6 +18,8 @@ export interface LiveMessagingDeps {
   jobs: JobQueue;
   clock: Clock;
   log: (msg: string, extra?: object) => void;
+  /** The absolute URL providers call for a path of ours (SWITCHBOARD_PUBLIC_URL). */
+  publicUrl: (path: string) => string;
 }
 
 const SWEEP_MS = 2000;
@@ -28,12 +31,14 @@ export class LiveMessagingCarrier implements MessagingCarrier {
   readonly ledger: PartLedger;
   readonly smpp: SmppMessaging;
   readonly whatsapp: WhatsAppMessaging;
+  readonly httpSms: HttpSmsMessaging;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly links: CarrierLink[], private readonly deps: LiveMessagingDeps) {
     this.ledger = new PartLedger(deps.db, deps.clock);
     this.smpp = new SmppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'smpp'), deps.log);
     this.whatsapp = new WhatsAppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'whatsapp'), deps.log);
+    this.httpSms = new HttpSmsMessaging(deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'http_sms'), deps.publicUrl, deps.log);
   }
 
   /** True when the carriers file configures any messaging link. */
@@ -61,6 +66,7 @@ export class LiveMessagingCarrier implements MessagingCarrier {
   attachInbound(sink: InboundSink): void {
     this.smpp.attachInbound(sink);
     this.whatsapp.attachInbound(sink);
+    this.httpSms.attachInbound(sink);
   }
 
   refusal(channel: CarrierMessage['channel'], binding: string | null): string | null {
@@ -73,6 +79,7 @@ export class LiveMessagingCarrier implements MessagingCarrier {
     if ('reason' in picked) throw new Error(picked.reason); // checked at send; the file changed since
     if (picked.link.kind === 'smpp') return this.smpp.submit(trx, message, picked.link.name);
     if (picked.link.kind === 'whatsapp') return this.whatsapp.submit(trx, message, picked.link.name);
+    if (picked.link.kind === 'http_sms') return this.httpSms.submit(trx, message, picked.link.name);
     throw new Error(`no live messaging implementation for links of kind ${picked.link.kind}`);
   }
 
@@ -82,6 +89,14 @@ export class LiveMessagingCarrier implements MessagingCarrier {
       return {
         verify: (query) => this.whatsapp.verify(linkName, query),
         receive: (raw, headers) => this.whatsapp.receive(linkName, raw, headerOf(headers, 'x-hub-signature-256')),
+      };
+    }
+    if (this.httpSms.links.has(linkName)) {
+      return {
+        verify: () => null,
+        receive: (raw, headers, path) => this.httpSms.receive(linkName, raw, headerOf(headers, 'x-twilio-signature'), path),
+        // Twilio reads the answer as TwiML: an empty Response sends no reply message.
+        accepted: { contentType: 'text/xml', body: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>' },
       };
     }
     return null;
@@ -105,7 +120,10 @@ export class LiveMessagingCarrier implements MessagingCarrier {
 export interface ProviderWebhook {
   /** The body to echo for a verification GET, or null (403). */
   verify(query: Record<string, unknown>): string | null;
-  receive(raw: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome>;
+  /** `path`: the path and query the provider called (providers that sign the URL need it). */
+  receive(raw: Buffer, headers: Record<string, string | string[] | undefined>, path: string): Promise<WebhookOutcome | HttpSmsWebhookOutcome>;
+  /** What to answer a notification that was recorded; default JSON `{ "received": true }`. */
+  accepted?: { contentType: string; body: string };
 }
 
 function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

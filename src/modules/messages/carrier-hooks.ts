@@ -12,6 +12,7 @@ export async function carrierHookRoutes(app: App, live: LiveMessagingCarrier): P
     // The signature covers the exact bytes sent, so this scope keeps JSON bodies raw.
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     const hookOf = (link: string) => {
       const hook = live.webhook(link);
@@ -25,11 +26,16 @@ export async function carrierHookRoutes(app: App, live: LiveMessagingCarrier): P
       return reply.type('text/plain').send(challenge);
     });
 
-    scope.post<{ Params: { link: string } }>('/hooks/carriers/:link', { config: { public: true }, schema: { hide: true } }, async (request) => {
+    scope.post<{ Params: { link: string } }>('/hooks/carriers/:link', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const outcome = await hookOf(request.params.link).receive(raw, request.headers);
-      if (outcome === 'bad_signature') throw new Problem('provider_signature_invalid', 'X-Hub-Signature-256 must be sha256= and the HMAC-SHA256 of the raw body with this link\'s app_secret.');
+      const hook = hookOf(request.params.link);
+      const outcome = await hook.receive(raw, request.headers, request.url);
+      if (outcome === 'bad_signature') {
+        throw new Problem('provider_signature_invalid', 'The signature header (X-Hub-Signature-256 for WhatsApp, X-Twilio-Signature for Twilio) does not match this link\'s secret'
+          + ' over this request; for Twilio, SWITCHBOARD_PUBLIC_URL must be the URL Twilio calls.');
+      }
       if (outcome === 'malformed') throw new Problem('malformed_json', 'The notification is not valid JSON.');
+      if (hook.accepted) return reply.type(hook.accepted.contentType).send(hook.accepted.body);
       return { received: true };
     });
   });

@@ -19,6 +19,7 @@ export const messagesModule: SwitchboardModule = {
     if (LiveMessagingCarrier.wanted(platform.carriers.links)) {
       const live = new LiveMessagingCarrier(platform.carriers.links, {
         db: platform.database.db, jobs: platform.jobs, clock: platform.clock, log: (msg, extra) => platform.log.info(extra ?? {}, msg),
+        publicUrl: (path) => platform.publicUrl.to(path),
       });
       messages.useLiveCarrier(live);
       live.start();

@@ -6,7 +6,7 @@ import { toPage } from '../../platform/pagination.ts';
 import { MessageListQuery, SendMessageBody, SendSmsBody } from './schema.ts';
 import { normalisePhoneQuery, presentMessage } from './service.ts';
 
-const SEND_PROBLEMS = ['from_number_not_owned', 'number_lacks_capability', 'whatsapp_window_closed', 'carrier_not_configured'] as const;
+const SEND_PROBLEMS = ['from_number_not_owned', 'number_lacks_capability', 'whatsapp_window_closed', 'carrier_not_configured', 'webhook_url_not_allowed'] as const;
 
 export function messageRoutes(app: App, { services }: ModuleContext): void {
   const messages = services.messages;

@@ -18,6 +18,7 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
+import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
 import { STAMPS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
 import type { Channel, Direction, MessageRow } from './tables.ts';
@@ -133,6 +134,11 @@ export class MessageService {
     const channel = input.channel ?? 'sms';
     checkContent(channel, input);
     checkDestination(input.to);
+    // A live carrier fetches media from these URLs on our behalf: they follow the webhook URL
+    // policy (public https hosts), so a message cannot point the provider at private addresses.
+    if (mode === 'live') {
+      for (const [i, url] of (input.media_urls ?? []).entries()) await assertWebhookUrlAllowed(url, mode, this.platform.config, `media_urls.${i}`);
+    }
     // After the request is validated: a permanent refusal never hides a bad field.
     this.carrierFor(mode);
     return inTransaction(this.db, async (trx) => {

@@ -1,9 +1,8 @@
 // A 405 that names the endpoint that does the job: people reach for DELETE to revoke a key or
-// GET to list a call's recordings; the answer says what to call instead.
+// end a call; the answer says what to call instead.
 const HINTS: Array<{ method: string; path: RegExp; hint: (m: RegExpMatchArray) => string }> = [
   { method: 'DELETE', path: /^\/v1\/keys\/([^/]+)$/, hint: (m) => `To disable a key, use POST /v1/keys/${m[1]}/revoke (or /rotate to replace it).` },
   { method: 'DELETE', path: /^\/v1\/calls\/([^/]+)$/, hint: (m) => `To end a call, use POST /v1/calls/${m[1]}/hangup.` },
-  { method: 'GET', path: /^\/v1\/calls\/([^/]+)\/recordings$/, hint: (m) => `To list a call's recordings, use GET /v1/recordings?call_id=${m[1]}.` },
   { method: 'POST', path: /^\/v1\/recordings$/, hint: () => 'To record a call, use POST /v1/calls/{id}/recordings.' },
   { method: 'DELETE', path: /^\/v1\/numbers\/ports\/([^/]+)$/, hint: (m) => `To stop a port, use POST /v1/numbers/ports/${m[1]}/cancel.` },
 ];

@@ -13,7 +13,7 @@ const article = (noun: string) => (/^[aeiou]/i.test(noun) && !noun.startsWith('u
 /** Where to go instead, for the mix-ups people make most. */
 function nextStep(expected: IdKind, id: string, claimed: IdKind | undefined): string {
   if (expected.prefix === ID_PREFIXES.recording && claimed?.prefix === ID_PREFIXES.call) {
-    return ` To record a call, use POST /v1/calls/${id}/recordings; a call's recordings are listed by GET /v1/recordings?call_id=${id}.`;
+    return ` To record a call, use POST /v1/calls/${id}/recordings; a call's recordings are listed by GET /v1/calls/${id}/recordings.`;
   }
   if (expected.prefix === ID_PREFIXES.number && claimed === undefined && looksLikePhoneNumber(id)) {
     const digits = id.replace(/[^0-9]/g, '');

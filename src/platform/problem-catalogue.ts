@@ -66,6 +66,7 @@ export const PROBLEMS = {
 
   // Recordings
   recording_not_ready: { status: 409, title: 'The recording is not ready yet' },
+  recording_in_progress: { status: 409, title: 'The call is already being recorded' },
 
   // Messages and numbers
   number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },

@@ -215,14 +215,35 @@ describe('recordings controlled through the API', () => {
   test('a mono recording, and GET /v1/recordings filters with cursor pages', async () => {
     const call = await place(MAGIC.staysUp, true);
     await receiver.waitForEvent('call.answered', call.id);
+    // `record: true` is recording already: a second recording is a 409 naming the first, and creates nothing.
+    const [first] = (await api().get(`/v1/calls/${call.id}`)).body.recordings;
+    const second = await api().post(`/v1/calls/${call.id}/recordings`, { channels: 1 });
+    assert.equal(second.status, 409);
+    assert.equal(second.body.code, 'recording_in_progress');
+    assert.ok(second.body.detail.includes(first));
+    assert.deepEqual((await api().get(`/v1/calls/${call.id}`)).body.recordings, [first]);
+    assert.equal((await api().post(`/v1/recordings/${first}/stop`)).status, 200);
     const mono = await api().post(`/v1/calls/${call.id}/recordings`, { channels: 1 });
+    assert.equal(mono.status, 200, JSON.stringify(mono.body));
     assert.equal(mono.body.channels, 1);
+    // Restarting the first while the mono one records is refused the same way.
+    const restart = await api().post(`/v1/recordings/${first}/start`);
+    assert.equal(restart.status, 409);
+    assert.equal(restart.body.code, 'recording_in_progress');
     await api().post(`/v1/calls/${call.id}/hangup`);
     await receiver.waitFor(() => eventsOf(receiver, mono.body.id).some((e) => e.type === 'call.recording.ready'));
     assert.equal((await media(mono.body.id)).channels, 1);
 
     const byCall = await api().get(`/v1/recordings?call_id=${call.id}`);
     assert.equal(byCall.body.data.length, 2);
+    // The same list under the call, with its own pages; an unknown call is a 404.
+    const underCall = await api().get(`/v1/calls/${call.id}/recordings`);
+    assert.equal(underCall.status, 200);
+    assert.deepEqual(underCall.body.data, byCall.body.data);
+    const underPage = await api().get(`/v1/calls/${call.id}/recordings?limit=1`);
+    assert.equal(underPage.body.has_more, true);
+    assert.equal(underPage.body.data[0].id, mono.body.id);
+    assert.equal((await api().get('/v1/calls/call_01jd8x0v6kf5b9w3t2q1r0p9n8/recordings')).status, 404);
     assert.equal(byCall.body.data[0].id, mono.body.id, 'newest first');
     const page = await api().get(`/v1/recordings?call_id=${call.id}&limit=1`);
     assert.equal(page.body.has_more, true);

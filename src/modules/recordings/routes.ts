@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../platform/app-type.ts';
 import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
 import { toPage } from '../../platform/pagination.ts';
-import { RecordingListQuery, RedactBody, StartRecordingBody } from './schema.ts';
+import { RecordingListQuery, RedactBody, StartRecordingBody, CallRecordingListQuery } from './schema.ts';
 import type { RecordingService } from './service.ts';
 
 export function recordingRoutes(app: App, recordings: RecordingService): void {
@@ -13,8 +13,18 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     config: { scope: 'recordings:write' },
     schema: { operationId: 'startCallRecording', tags, summary: 'Start a new recording of a call in progress', params: IdParams,
       body: Type.Optional(StartRecordingBody),
-      response: { 200: Recording, ...problemResponses('not_found', 'call_not_in_progress') } },
+      response: { 200: Recording, ...problemResponses('not_found', 'call_not_in_progress', 'recording_in_progress') } },
   }, async (request) => recordings.startOnCall(request.auth, request.params.id, request.body?.channels ?? 2));
+
+  app.get('/v1/calls/:id/recordings', {
+    config: { scope: 'recordings:read' },
+    schema: { operationId: 'listCallRecordings', tags, summary: 'List the recordings of a call, newest first', params: IdParams, querystring: CallRecordingListQuery,
+      response: { 200: Page(Recording, 'Recording'), ...problemResponses('not_found') } },
+  }, async (request) => {
+    const q = request.query;
+    const rows = await recordings.listOfCall(request.auth, request.params.id, { limit: q.limit, startingAfter: q.starting_after });
+    return toPage(rows, q.limit, recordings.present);
+  });
 
   app.get('/v1/recordings', {
     config: { scope: 'recordings:read' },
@@ -61,7 +71,7 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     app.post(`/v1/recordings/:id/${action}`, {
       config: { scope: 'recordings:write' },
       schema: { operationId: `${action}Recording`, tags, summary, params: IdParams,
-        response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress') } },
+        response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress', ...(action === 'start' ? ['recording_in_progress'] as const : [])) } },
     }, async (request) => run.call(recordings, request.auth, request.params.id));
   }
 

@@ -69,6 +69,9 @@ export const RedactBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** GET /v1/calls/{id}/recordings: pages only (the call is the filter). */
+export const CallRecordingListQuery = Type.Object({ ...PageQuery });
+
 export const RecordingListQuery = Type.Object({
   ...PageQuery,
   call_id: Type.Optional(Type.String({ maxLength: 64 })),

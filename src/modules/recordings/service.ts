@@ -4,7 +4,7 @@
 // into a sink of ours (sinks.ts); when it closes the sink the file is complete and the
 // recording is `ready`. Redaction masks PII in the transcript and zeroes the matching audio
 // in place, keeping no unredacted copy.
-import { fetchPage } from '../../platform/pagination.ts';
+import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
@@ -128,9 +128,24 @@ export class RecordingService {
       if (call.status !== 'in_progress') {
         throw new Problem('call_not_in_progress', `Recordings start on a call in progress; call ${callId} is ${call.status}.`);
       }
+      await this.assertNotRecording(trx, call.id, null);
       const at = await this.port(call).elapsed(trx, call);
       return this.present(await this.create(trx, call, 'api', channels, at, caller.clock));
     });
+  }
+
+  /**
+   * One recording at a time per call: a second one while another is recording or paused is
+   * a 409 naming it (the call row is locked, so two requests cannot both pass).
+   */
+  private async assertNotRecording(trx: Trx, callId: string, except: string | null): Promise<void> {
+    let q = trx.selectFrom('recordings').select(['id', 'status']).where('call_id', '=', callId).where('status', 'in', ['recording', 'paused']);
+    if (except) q = q.where('id', '!=', except);
+    const open = await q.executeTakeFirst();
+    if (open) {
+      throw new Problem('recording_in_progress',
+        `Call ${callId} is already being recorded by ${open.id} (${open.status}). Stop it first (POST /v1/recordings/${open.id}/stop), or resume it with POST /v1/recordings/${open.id}/start.`);
+    }
   }
 
   /** The recording and its call, both locked (call first, the order every writer uses). */
@@ -158,6 +173,7 @@ export class RecordingService {
       }
       if (row.redacted === 1) throw new Problem('invalid_state_transition', `Recording ${id} was redacted and is final; start a new recording with POST /v1/calls/${call.id}/recordings.`);
       if (row.status === 'processing') throw new Problem('invalid_state_transition', `Recording ${id} is being processed; start it again once it is ready.`);
+      await this.assertNotRecording(trx, call.id, row.id);
       const at = await this.port(call).elapsed(trx, call);
       const spans = [...(JSON.parse(row.spans) as RecordingSpan[]), { start: at, end: null }];
       await this.port(call).startCapture(trx, call, row.id, { channels: row.channels as 1 | 2, sampleRate: SAMPLE_RATE });
@@ -257,6 +273,12 @@ export class RecordingService {
       throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}; its audio is available once it is ready.`);
     }
     return this.media.stream(row.media_path);
+  }
+
+  /** GET /v1/calls/{id}/recordings: 404 when the call is not this account's in this mode. */
+  async listOfCall(caller: Caller, callId: string, page: PageInput): Promise<RecordingRow[]> {
+    await this.calls.get(caller.account.id, caller.mode, callId);
+    return this.list(caller.account.id, caller.mode, { ...page, callId });
   }
 
   async list(accountId: string, mode: Mode, f: RecordingListFilter): Promise<RecordingRow[]> {

@@ -1220,6 +1220,59 @@ func (c *Client) SpeakOnSandboxCall(ctx context.Context, id string, body *SpeakO
 	return out, nil
 }
 
+// ListCallRecordingsParams holds the query parameters of ListCallRecordings; nil fields are not sent.
+type ListCallRecordingsParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+}
+
+func (p *ListCallRecordingsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	return q
+}
+
+// ListCallRecordings: List the recordings of a call, newest first
+//
+// GET /v1/calls/{id}/recordings
+//
+// Required scope: `recordings:read`.
+func (c *Client) ListCallRecordings(ctx context.Context, id string, params *ListCallRecordingsParams, opts ...RequestOption) (*RecordingList, error) {
+	out := new(RecordingList)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/calls/%s/recordings", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListCallRecordingsAutoPaging walks every Recording of every page of ListCallRecordings, fetching pages as it goes.
+func (c *Client) ListCallRecordingsAutoPaging(ctx context.Context, id string, params *ListCallRecordingsParams, opts ...RequestOption) *Iter[Recording] {
+	return newIter(func(cursor *string) ([]Recording, bool, *string, error) {
+		p := ListCallRecordingsParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListCallRecordings(ctx, id, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
 // StartCallRecording: Start a new recording of a call in progress
 //
 // POST /v1/calls/{id}/recordings

@@ -199,6 +199,17 @@ export interface ListCallsParams {
   created_lte?: string;
 }
 
+export interface ListCallRecordingsParams {
+  /**
+   * Page size, 1 to 100.
+   */
+  limit?: number;
+  /**
+   * The next_cursor of the previous page.
+   */
+  starting_after?: string;
+}
+
 export interface ListRecordingsParams {
   /**
    * Page size, 1 to 100.
@@ -682,6 +693,14 @@ export class Switchboard {
    * Required scope: `sandbox:write`.
    */
   speakOnSandboxCall(id: string, body: SpeakOnSandboxCallRequest, options?: RequestOptions): Promise<WithResponse<Call>>;
+  /**
+   * List the recordings of a call, newest first
+   *
+   * `GET /v1/calls/{id}/recordings`
+   *
+   * Required scope: `recordings:read`.
+   */
+  listCallRecordings(id: string, params?: ListCallRecordingsParams, options?: RequestOptions): PagePromise<WithResponse<RecordingList>, Recording>;
   /**
    * Start a new recording of a call in progress
    *

@@ -566,6 +566,17 @@ export class Switchboard {
   }
 
   /**
+   * List the recordings of a call, newest first
+   *
+   * `GET /v1/calls/{id}/recordings`
+   *
+   * Required scope: `recordings:read`.
+   */
+  listCallRecordings(id, params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/calls/${encodeURIComponent(id)}/recordings`, query: page }, options), params);
+  }
+
+  /**
    * Start a new recording of a call in progress
    *
    * `POST /v1/calls/{id}/recordings`

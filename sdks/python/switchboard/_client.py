@@ -462,6 +462,15 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/sandbox/calls/{_path(id)}/say", None, {"text": text}, ("model", "Call"), request_options)
 
+    def list_call_recordings(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Recording]:
+        """List the recordings of a call, newest first
+
+        ``GET /v1/calls/{id}/recordings``
+
+        Required scope: `recordings:read`.
+        """
+        return self._page("GET", f"/v1/calls/{_path(id)}/recordings", {"limit": limit, "starting_after": starting_after}, ("model", "Recording"), request_options)
+
     def start_call_recording(self, id: str, *, channels: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Recording:
         """Start a new recording of a call in progress
 

@@ -52,7 +52,8 @@ export interface TestSmsc {
   close(): Promise<void>;
 }
 
-export async function startTestSmsc(accounts: Record<string, string>): Promise<TestSmsc> {
+/** `tls`: a key and certificate make it an SMPP-over-TLS server (the package's SecureServer). */
+export async function startTestSmsc(accounts: Record<string, string>, opts: { tls?: { key: Buffer; cert: Buffer } } = {}): Promise<TestSmsc> {
   let nextId = 1;
   let throttle = { n: 0, status: 0x58 };
   let drop = { armed: false, remaining: 0 };
@@ -71,7 +72,7 @@ export async function startTestSmsc(accounts: Record<string, string>): Promise<T
     receiptSentAt: new Map(),
   });
 
-  const server = smpp.createServer((session: Session) => {
+  const server = smpp.createServer(opts.tls ?? {}, (session: Session) => {
     let systemId = '';
     session.on('error', () => {});
     session.on('close', () => {

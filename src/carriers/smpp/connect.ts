@@ -1,6 +1,7 @@
 // Opening one SMPP session: TCP or TLS, then the bind PDU. Shared by the live bind and by
 // `switchboard carriers check`, so the probe tests exactly what the server will do.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import smpp, { type Pdu, type Session } from 'smpp';
 import type { SmppBindConfig } from './config.ts';
 import { describeStatus } from './status-codes.ts';
@@ -18,7 +19,8 @@ export function openSession(bind: SmppBindConfig, command: BindCommand, timeoutM
   return new Promise((resolve, reject) => {
     const session = smpp.connect({
       host: bind.host, port: bind.port, tls: bind.tls,
-      ...(bind.tls ? { servername: bind.host, ...(bind.tls_ca_file ? { ca: readFileSync(bind.tls_ca_file) } : {}) } : {}),
+      // SNI carries host names only (RFC 6066); an IP address is still checked against the certificate.
+      ...(bind.tls ? { ...(isIP(bind.host) ? {} : { servername: bind.host }), ...(bind.tls_ca_file ? { ca: readFileSync(bind.tls_ca_file) } : {}) } : {}),
     });
     let settled = false;
     const fail = (err: SmppBindError) => {

@@ -6,6 +6,7 @@
 // interface (MessagingCarrier), next to this one.
 import type { Trx } from '../store/transaction.ts';
 import type { Mode } from '../store/platform-tables.ts';
+import type { Clock } from '../platform/clock.ts';
 import type { MediaPort } from './media-port.ts';
 import type { CallRow } from '../modules/calls/tables.ts';
 import type { HangupCause, HangupSource } from '../modules/calls/states.ts';
@@ -35,6 +36,18 @@ export interface CallSignals {
   answered(trx: Trx, call: CallRow): Promise<void>;
   ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void>;
   transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void>;
+  /** A caller reached one of an account's numbers over the carrier: the call is created `ringing`. */
+  createInbound(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow>;
+}
+
+export interface InboundCall {
+  accountId: string;
+  mode: Mode;
+  /** The caller, E.164. */
+  from: string;
+  /** The account's number that was called. */
+  to: string;
+  webhookUrl: string | null;
 }
 
 

@@ -27,6 +27,8 @@ export async function freeUdpPort(): Promise<number> {
 
 export interface SippRun {
   port: number;
+  /** SIPp's working directory (its logs, and files a scenario's exec writes). */
+  dir: string;
   mediaPort: number;
   process: ChildProcess;
   /** Resolves when SIPp exits: code 0 means every call of the scenario succeeded. */
@@ -35,12 +37,12 @@ export interface SippRun {
 
 export const SCENARIOS = new URL('../sip/scenarios/', import.meta.url).pathname;
 
-export async function runSipp(options: { scenario: string; port?: number; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string }): Promise<SippRun> {
+export async function runSipp(options: { scenario: string; port?: number; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string; localIp?: string }): Promise<SippRun> {
   const port = options.port ?? await freeUdpPort();
   const mediaPort = 20000 + 2 * Math.floor(Math.random() * 10000);
   const dir = mkdtempSync(join(tmpdir(), 'sipp-'));
   const args = [
-    '-sf', join(SCENARIOS, options.scenario), '-i', '127.0.0.1', '-p', String(port), '-mi', '127.0.0.1', '-mp', String(mediaPort),
+    '-sf', join(SCENARIOS, options.scenario), '-i', options.localIp ?? '127.0.0.1', '-p', String(port), '-mi', options.localIp ?? '127.0.0.1', '-mp', String(mediaPort),
     '-t', options.transport ?? 'u1', '-m', '1', '-nostdin', '-timeout', `${options.timeoutSeconds ?? 30}s`, '-timeout_error',
     '-trace_err', '-error_file', join(dir, 'errors.log'), ...(options.args ?? []), ...(options.remote ? [options.remote] : []),
   ];
@@ -58,7 +60,7 @@ export async function runSipp(options: { scenario: string; port?: number; args?:
   });
   // SIPp needs a moment to bind before it can be called.
   await waitForListener(port, options.transport === 't1' ? 'tcp' : 'udp');
-  return { port, mediaPort, process: child, done };
+  return { port, dir, mediaPort, process: child, done };
 }
 
 /** Polls /proc/net until something listens on `port` (no probe traffic that a peer would log). */

@@ -18,7 +18,14 @@ export const SipTrunkConfig = Type.Object({
   transport: Type.Union([Type.Literal('udp'), Type.Literal('tcp')], { default: 'udp' }),
   username: Type.Optional(Type.String({ minLength: 1, description: 'Digest user name, when the trunk authenticates calls by password.' })),
   password: Type.Optional(Secret('Digest password.')),
-  inbound_sources: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'CIDRs the carrier sends inbound calls from.' }),
+  inbound_sources: Type.Array(Type.String({
+    // IPv4 (a.b.c.d/0-32) or IPv6 (hex and colons, /0-128).
+    pattern: '^((\\d{1,3}\\.){3}\\d{1,3}(/(3[0-2]|[12]?\\d))?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*(/(12[0-8]|1[01]\\d|[1-9]?\\d))?)$',
+  }), { default: [], description: 'Addresses or CIDRs the carrier sends inbound calls from (203.0.113.0/24, 2001:db8::/32).' }),
+  inbound_auth: Type.Optional(Type.Object({
+    username: Type.String({ minLength: 1 }),
+    password: Secret('Password an inbound INVITE must answer our digest challenge with.'),
+  }, { additionalProperties: false, description: 'Admit inbound calls that authenticate with these digest credentials (from any address).' })),
   codecs: Type.Array(Codec, { minItems: 1, default: ['PCMU', 'PCMA'], description: 'In order of preference.' }),
   transfer: Type.Union([Type.Literal('refer'), Type.Literal('bridge')], { default: 'bridge' }),
 }, { additionalProperties: false });
@@ -42,7 +49,7 @@ export type SipSectionConfig = Static<typeof SipSectionConfig>;
 export function trunkSettings(trunk: SipTrunkConfig): TrunkSettings {
   return {
     name: trunk.name, host: trunk.host, port: trunk.port, transport: trunk.transport, username: trunk.username, password: trunk.password,
-    inboundSources: trunk.inbound_sources, codecs: trunk.codecs, transfer: trunk.transfer,
+    inboundSources: trunk.inbound_sources, inboundAuth: trunk.inbound_auth, codecs: trunk.codecs, transfer: trunk.transfer,
   };
 }
 

@@ -13,9 +13,13 @@ import type { CallEnd, CallSignals, VoiceCarrier } from '../carrier.ts';
 import { LiveMediaPort } from './live-media.ts';
 import { MediaEngine } from '../rtp/engine.ts';
 import { SipTransport } from './transport.ts';
-import { UserAgent, type OutgoingInvite } from './user-agent.ts';
+import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
+import { InboundAdmission } from './inbound-admission.ts';
+import { parseNameAddr, parseUri } from './headers.ts';
+import { validateFlow } from '../../modules/calls/flows/validate.ts';
+import { newFlowState } from '../../modules/calls/flows/state.ts';
 import type { Dialog } from './dialog.ts';
-import { buildSdp, negotiate, parseSdp } from './sdp.ts';
+import { buildSdp, negotiate, parseSdp, type NegotiatedMedia } from './sdp.ts';
 import { parseReason } from './headers.ts';
 import { failureOutcome } from './causes.ts';
 import { Problem } from '../../platform/problems.ts';
@@ -57,10 +61,12 @@ export class LiveSipCarrier implements VoiceCarrier {
   private readonly legs = new Map<string, Leg>();
   private readonly mediaDir: string;
   private readonly speech = new EmbeddedTextToSpeech();
+  private readonly admission: InboundAdmission;
   readonly media: LiveMediaPort;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
     this.mediaDir = join(platform.config.dataDir, 'live-media');
+    this.admission = new InboundAdmission(settings.trunks);
     this.media = new LiveMediaPort({
       elapsed: (callId) => {
         const leg = this.legs.get(callId);
@@ -102,6 +108,12 @@ export class LiveSipCarrier implements VoiceCarrier {
     await this.transport.start();
     this.ua = new UserAgent({ transport: this.transport, publicHost: this.settings.publicHost, userAgent: 'Switchboard' });
     this.ua.on('error', (err) => this.platform.log.warn({ err }, 'sip: error handling a message'));
+    this.ua.on('invite', (incoming) => {
+      this.receiveInvite(incoming).catch((err: Error) => {
+        this.platform.log.error({ err }, 'sip: taking an inbound call failed');
+        this.ua.reject(incoming, 500, 'Server Internal Error');
+      });
+    });
     this.engine = new MediaEngine({ host: this.settings.bindHost, range: { min: this.settings.rtpPortMin, max: this.settings.rtpPortMax } });
     // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
     this.speech.warm();
@@ -190,12 +202,7 @@ export class LiveSipCarrier implements VoiceCarrier {
 
   private async dial(call: CallRow): Promise<void> {
     const trunk = this.trunkFor(call);
-    let markRecorded!: () => void;
-    const recorded = new Promise<void>((resolve) => {
-      markRecorded = resolve;
-    });
-    const leg: Leg = { callId: call.id, trunk, recordingPath: join(this.mediaDir, `${call.id}.wav`), recorded, markRecorded };
-    this.legs.set(call.id, leg);
+    const leg = this.newLeg(call.id, trunk);
     const port = await this.engine.open(call.id);
     const sdp = buildSdp({ address: this.settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
     const uri = `sip:${call.to_number}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
@@ -235,9 +242,21 @@ export class LiveSipCarrier implements VoiceCarrier {
         : this.endOf(status, outcome.response.headers.get('reason'));
       return this.finish(call.id, end, status, reason);
     }
-    const dialog = outcome.dialog;
-    leg.dialog = dialog;
     const media = negotiate(parseSdp(outcome.response.body), trunk.codecs);
+    await this.connectMedia(leg, call, outcome.dialog, media);
+    await this.withCall(call.id, async (trx, row) => {
+      row = { ...row, carrier_state: await this.saveSip(call.id, outcome.response.status, outcome.response.reason, trx) };
+      if (row.status === 'queued') row = await this.ringThen(trx, row);
+      if (row.status === 'ringing') {
+        this.media.answering(trx, call.id);
+        await this.signals!.answered(trx, row);
+      }
+    });
+  }
+
+  /** The call is answered (either direction): media flows, and the far end's BYE or the time limit ends it. */
+  private async connectMedia(leg: Leg, call: CallRow, dialog: Dialog, media: NegotiatedMedia): Promise<void> {
+    leg.dialog = dialog;
     // Recorder first: audio that arrived with the 200 OK is held until the remote is set.
     await this.engine.startRecording(call.id, leg.recordingPath);
     await this.engine.setRemote(call.id, media);
@@ -245,7 +264,8 @@ export class LiveSipCarrier implements VoiceCarrier {
     dialog.once('bye', () => {
       leg.ending = true;
       void this.release(leg, false).then(() => this.finish(call.id, {
-        status: 'completed', hangupCause: 'normal_clearing', hangupSource: 'callee', talkSeconds: (performance.now() - (leg.answeredAt ?? 0)) / 1000,
+        status: 'completed', hangupCause: 'normal_clearing', hangupSource: call.direction === 'inbound' ? 'caller' : 'callee',
+        talkSeconds: (performance.now() - (leg.answeredAt ?? 0)) / 1000,
       }, null, null));
     });
     leg.limitTimer = setTimeout(() => {
@@ -255,14 +275,87 @@ export class LiveSipCarrier implements VoiceCarrier {
         status: 'completed', hangupCause: 'time_limit_reached', hangupSource: 'system', talkSeconds: call.time_limit,
       }, null, null));
     }, call.time_limit * 1000);
+  }
+
+  // --- inbound ------------------------------------------------------------------------------
+
+  /**
+   * An INVITE from outside: admitted by source or digest (else 401/403), to a live number of
+   * some account served by that trunk (else 404), from a caller with a number (else 433),
+   * with media we can speak (else 488). Only then is a call created, and answered.
+   */
+  private async receiveInvite(incoming: IncomingInvite): Promise<void> {
+    const request = incoming.request;
+    const admission = this.admission.admit(request, incoming.from.address);
+    if (admission.kind === 'challenge') return this.ua.reject(incoming, 401, 'Unauthorized', { 'WWW-Authenticate': admission.header });
+    if (admission.kind === 'forbidden') {
+      this.platform.log.info({ source: incoming.from.address, reason: admission.reason }, 'sip: inbound INVITE refused');
+      return this.ua.reject(incoming, 403, 'Forbidden');
+    }
+    const trunk = admission.trunk;
+    const to = e164Of(userOf(request.uri));
+    if (!to) return this.ua.reject(incoming, 404, 'Not Found');
+    const from = e164Of(userOf(parseNameAddr(request.headers.get('from') ?? '').uri));
+    if (!from) return this.ua.reject(incoming, 433, 'Anonymity Disallowed');
+    let media: NegotiatedMedia;
+    try {
+      media = negotiate(parseSdp(request.body), trunk.codecs);
+    } catch {
+      return this.ua.reject(incoming, 488, 'Not Acceptable Here', { Warning: `399 switchboard "offer ${trunk.codecs.join(' or ')}"` });
+    }
+    const number = await this.platform.database.db.selectFrom('numbers')
+      .select(['account_id', 'capabilities', 'webhook_url', 'voice_trunk', 'agent_id'])
+      .where('mode', '=', 'live').where('phone_number', '=', to).where('status', '=', 'active').executeTakeFirst();
+    // A trunk delivers only the numbers bound to it (or unbound ones): never another trunk's.
+    if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice') || (number.voice_trunk ?? trunk.name) !== trunk.name) {
+      return this.ua.reject(incoming, 404, 'Not Found');
+    }
+    if (number.agent_id) {
+      // The AI receptionist does not run on live calls yet (docs/live-voice.md): say so in SIP.
+      return this.ua.reject(incoming, 480, 'Temporarily Unavailable', { Reason: 'Q.850;cause=41;text="AI receptionist not available on live calls"' });
+    }
+    let call: CallRow;
+    try {
+      call = await inTransaction(this.platform.database.db, async (trx) => {
+        const row = await this.signals!.createInbound(trx, { accountId: number.account_id, mode: 'live', from, to, webhookUrl: number.webhook_url }, this.platform.clock);
+        const state: LiveCallState = { trunk: trunk.name, sip_status: 200, sip_reason: 'OK' };
+        const changes: Partial<CallRow> = { carrier_state: JSON.stringify(state) };
+        // A number with nothing to run says so and hangs up, rather than leaving the caller in silence.
+        if (!row.flow_state) changes.flow_state = JSON.stringify(newFlowState(unconfiguredFlow()));
+        await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
+        return { ...row, ...changes };
+      });
+    } catch (err) {
+      if (err instanceof Problem && err.code === 'concurrent_call_limit') return this.ua.reject(incoming, 486, 'Busy Here', { Reason: 'Q.850;cause=17;text="concurrent call limit"' });
+      throw err;
+    }
+    const leg = this.newLeg(call.id, trunk);
+    const port = await this.engine.open(call.id);
+    this.ua.progress(incoming);
+    if (incoming.canceled) {
+      await this.engine.close(call.id).catch(() => undefined);
+      leg.markRecorded();
+      this.legs.delete(call.id);
+      return this.finish(call.id, { status: 'no_answer', hangupCause: 'originator_cancel', hangupSource: 'caller' }, 487, 'Request Terminated');
+    }
+    const sdp = buildSdp({ address: this.settings.publicHost, port, codecs: [media.codec], dtmfPayloadType: media.dtmfPayloadType ?? 101, sessionId: Date.now() % 1e9, version: 1 });
+    const dialog = this.ua.answer(incoming, sdp);
+    await this.connectMedia(leg, call, dialog, media);
     await this.withCall(call.id, async (trx, row) => {
-      row = { ...row, carrier_state: await this.saveSip(call.id, outcome.response.status, outcome.response.reason, trx) };
-      if (row.status === 'queued') row = await this.ringThen(trx, row);
-      if (row.status === 'ringing') {
-        this.media.answering(trx, call.id);
-        await this.signals!.answered(trx, row);
-      }
+      if (row.status !== 'ringing') return;
+      this.media.answering(trx, call.id);
+      await this.signals!.answered(trx, row);
     });
+  }
+
+  private newLeg(callId: string, trunk: TrunkSettings): Leg {
+    let markRecorded!: () => void;
+    const recorded = new Promise<void>((resolve) => {
+      markRecorded = resolve;
+    });
+    const leg: Leg = { callId, trunk, recordingPath: join(this.mediaDir, `${callId}.wav`), recorded, markRecorded };
+    this.legs.set(callId, leg);
+    return leg;
   }
 
   /** A 200 without a 180 first: the call still passes through ringing (the state machine's path). */
@@ -321,4 +414,29 @@ export class LiveSipCarrier implements VoiceCarrier {
       if (row) await fn(trx, row);
     });
   }
+}
+
+/** The user part of a SIP or tel URI, or undefined. */
+function userOf(uri: string): string | undefined {
+  if (/^tel:/i.test(uri)) return uri.slice(4).split(';')[0];
+  try {
+    return parseUri(uri).user;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A dialled or calling number as E.164: carriers send +14155550142, 14155550142 or with separators. */
+function e164Of(user: string | undefined): string | null {
+  const digits = (user ?? '').replace(/[\s().-]/g, '');
+  const match = /^\+?([1-9]\d{6,14})$/.exec(digits);
+  return match ? `+${match[1]}` : null;
+}
+
+const UNCONFIGURED = 'This number is not set up to take calls yet. Goodbye.';
+
+function unconfiguredFlow() {
+  const checked = validateFlow([{ say: { text: UNCONFIGURED } }]);
+  if (!checked.ok) throw new Error('the built-in flow for unconfigured numbers is invalid');
+  return checked.verbs;
 }

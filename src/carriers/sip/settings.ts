@@ -13,6 +13,8 @@ export interface TrunkSettings {
   password?: string | undefined;
   /** Addresses (CIDR) the carrier sends inbound calls from. */
   inboundSources: string[];
+  /** Digest credentials a peer (a PBX, a carrier without fixed addresses) answers our challenge with. */
+  inboundAuth?: { username: string; password: string } | undefined;
   codecs: G711Codec[];
   transfer: 'refer' | 'bridge';
 }

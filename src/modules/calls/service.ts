@@ -16,7 +16,7 @@ import { prepare } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
-import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier, VoiceCarriers } from '../../carriers/carrier.ts';
+import type { CallEnd, CallSignals, InboundCall, TransferOutcome, VoiceCarrier, VoiceCarriers } from '../../carriers/carrier.ts';
 import type { CallRow } from './tables.ts';
 import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
@@ -62,15 +62,8 @@ export type CallListener = (trx: Trx, call: CallRow, from: CallStatus, clock: Cl
 /** Runs inside the transaction that settles a transfer, after call.transferred / call.transfer_failed. */
 export type TransferListener = (trx: Trx, call: CallRow, index: number, outcome: TransferOutcome) => Promise<void>;
 
-export interface InboundCallInput {
-  accountId: string;
-  mode: Mode;
-  /** The caller, E.164. */
-  from: string;
-  /** The account's number that was called. */
-  to: string;
-  webhookUrl: string | null;
-}
+/** An inbound call as the carrier (or the sandbox's simulated caller) reports it. */
+export type InboundCallInput = InboundCall;
 
 export const DEFAULT_TIMEOUT = 30;
 export const DEFAULT_TIME_LIMIT = 14_400;

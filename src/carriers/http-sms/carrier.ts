@@ -12,6 +12,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CarrierLink } from '../config/registry.ts';
 import type { CarrierMessage, InboundSink } from '../messaging-carrier.ts';
 import type { PartLedger, PartOutcome } from '../live-messaging/parts.ts';
+import { recordInboundOnce } from '../live-messaging/inbound-once.ts';
 import type { HttpSmsConfig } from './config.ts';
 import { TwilioRejected, createMessage, signatureOk } from './twilio.ts';
 
@@ -30,8 +31,6 @@ interface SendJob {
 const FINAL: Record<string, PartOutcome> = { delivered: 'delivered', undelivered: 'undelivered', failed: 'failed' };
 
 export type HttpSmsWebhookOutcome = 'ok' | 'bad_signature';
-
-class AlreadyRecorded extends Error {}
 
 export class HttpSmsMessaging {
   readonly links = new Map<string, HttpSmsConfig>();
@@ -102,17 +101,9 @@ export class HttpSmsMessaging {
       const url = params.get(`MediaUrl${i}`);
       if (url) media.push(url);
     }
-    try {
-      const outcome = await this.inbound({
-        link: linkName, channel: media.length > 0 ? 'mms' : 'sms', from: params.get('From') ?? '', to: params.get('To') ?? '', body: params.get('Body'), mediaUrls: media,
-      }, async (trx) => {
-        const seen = await trx.insertInto('carrier_inbound_seen').values({ link: linkName, carrier_message_id: sid, received_at: this.clock.now().toISOString() })
-          .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doNothing()).executeTakeFirst();
-        if (Number(seen.numInsertedOrUpdatedRows ?? 0n) === 0) throw new AlreadyRecorded();
-      });
-      if (outcome === 'unknown_number') this.log('an inbound message for a number that is not an active live number was ignored', { link: linkName, to: params.get('To') });
-    } catch (err) {
-      if (!(err instanceof AlreadyRecorded)) throw err;
-    }
+    const outcome = await recordInboundOnce(this.inbound, this.clock, {
+      link: linkName, channel: media.length > 0 ? 'mms' : 'sms', from: params.get('From') ?? '', to: params.get('To') ?? '', body: params.get('Body'), mediaUrls: media,
+    }, sid);
+    if (outcome === 'unknown_number') this.log('an inbound message for a number that is not an active live number was ignored', { link: linkName, to: params.get('To') });
   }
 }

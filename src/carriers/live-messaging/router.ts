@@ -37,7 +37,7 @@ export class LiveMessagingCarrier implements MessagingCarrier {
   constructor(private readonly links: CarrierLink[], private readonly deps: LiveMessagingDeps) {
     this.ledger = new PartLedger(deps.db, deps.clock);
     this.smpp = new SmppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'smpp'), deps.log);
-    this.whatsapp = new WhatsAppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'whatsapp'), deps.log);
+    this.whatsapp = new WhatsAppMessaging(deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'whatsapp'), deps.log);
     this.httpSms = new HttpSmsMessaging(deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'http_sms'), deps.publicUrl, deps.log);
   }
 

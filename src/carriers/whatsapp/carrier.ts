@@ -7,14 +7,13 @@
 //
 // At-least-once edge: if the process dies after the Graph API accepted an object but before
 // its wamid committed, the retried job posts it again (the Cloud API has no idempotency key).
-import type { Kysely } from 'kysely';
 import type { JobQueue } from '../../jobs/queue.ts';
-import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CarrierLink } from '../config/registry.ts';
 import type { CarrierMessage, InboundSink } from '../messaging-carrier.ts';
 import type { PartLedger, PartOutcome } from '../live-messaging/parts.ts';
+import { recordInboundOnce } from '../live-messaging/inbound-once.ts';
 import type { WhatsAppConfig } from './config.ts';
 import { GraphRejected, GraphUnavailable, postMessage } from './graph.ts';
 import { graphMessages } from './payloads.ts';
@@ -33,14 +32,11 @@ const OUTCOMES: Record<'delivered' | 'read' | 'failed', PartOutcome> = { deliver
 /** What the webhook route answers Meta. */
 export type WebhookOutcome = 'ok' | 'bad_signature' | 'unknown_link' | 'malformed';
 
-class AlreadyRecorded extends Error {}
-
 export class WhatsAppMessaging {
   readonly links = new Map<string, WhatsAppConfig>();
   private inbound: InboundSink | null = null;
 
   constructor(
-    private readonly db: Kysely<Tables>,
     private readonly jobs: JobQueue,
     private readonly clock: Clock,
     private readonly ledger: PartLedger,
@@ -121,15 +117,9 @@ export class WhatsAppMessaging {
 
   private async record(linkName: string, m: WaInbound): Promise<void> {
     if (!this.inbound) throw new Error('the WhatsApp carrier has no inbound sink attached');
-    try {
-      const outcome = await this.inbound({ link: linkName, channel: 'whatsapp', from: m.from, to: m.to, body: m.body, mediaUrls: m.mediaUrls, sentAt: m.sentAt }, async (trx) => {
-        const seen = await trx.insertInto('carrier_inbound_seen').values({ link: linkName, carrier_message_id: m.wamid, received_at: this.clock.now().toISOString() })
-          .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doNothing()).executeTakeFirst();
-        if (Number(seen.numInsertedOrUpdatedRows ?? 0n) === 0) throw new AlreadyRecorded();
-      });
-      if (outcome === 'unknown_number') this.log('an inbound WhatsApp message for a number that is not an active live number was ignored', { link: linkName, to: m.to });
-    } catch (err) {
-      if (!(err instanceof AlreadyRecorded)) throw err; // a redelivery: recorded the first time
-    }
+    const outcome = await recordInboundOnce(this.inbound, this.clock, {
+      link: linkName, channel: 'whatsapp', from: m.from, to: m.to, body: m.body, mediaUrls: m.mediaUrls, sentAt: m.sentAt,
+    }, m.wamid);
+    if (outcome === 'unknown_number') this.log('an inbound WhatsApp message for a number that is not an active live number was ignored', { link: linkName, to: m.to });
   }
 }

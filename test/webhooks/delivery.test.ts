@@ -93,12 +93,21 @@ describe('webhook delivery', () => {
       assert.equal(d.attempts.at(-1).next_attempt_at, null);
     }
     assert.equal(r.deliveries.length, 0);
+    // One dead letter by id: the same as in the list, attempts included.
+    const single = await api().get(`/v1/webhooks/dead_letters/${letters[0].id}`);
+    assert.equal(single.status, 200);
+    assert.deepEqual(single.body, letters[0]);
+    assert.equal((await t.as(acct.keys.live).get(`/v1/webhooks/dead_letters/${letters[0].id}`)).status, 404);
 
     r.respond = () => ({ status: 200 });
     const one = await api().post(`/v1/webhooks/dead_letters/${letters[0].id}/replay`);
     assert.equal(one.status, 200);
     assert.equal(one.body.status, 'pending');
     assert.equal(one.body.replay_count, 1);
+    // Replayed, it is no longer a dead letter: 404 that says where to find it.
+    const replayed = await api().get(`/v1/webhooks/dead_letters/${letters[0].id}`);
+    assert.equal(replayed.status, 404);
+    assert.match(replayed.body.detail, /not a dead letter/);
     await r.waitForEvent('webhook.test', wh.id);
     assert.equal(r.events()[0]!.id, letters[0].event_id);
 

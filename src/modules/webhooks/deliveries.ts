@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import { notFound } from '../../platform/problems.ts';
+import { Problem, notFound } from '../../platform/problems.ts';
 import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
 import { assertTransition } from './states.ts';
 import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow } from './tables.ts';
@@ -81,6 +81,15 @@ export class DeliveryService {
   }
 
   /** Presents rows with their attempts, fetched for the whole page in one query. */
+  /** A delivery that is dead now; one replayed since (or never dead) is not a dead letter: 404 saying where it is. */
+  async getDead(accountId: string, mode: Mode, id: string): Promise<WebhookDeliveryRow> {
+    const row = await this.get(accountId, mode, id);
+    if (row.status !== 'dead') {
+      throw new Problem('not_found', `Delivery ${id} is not a dead letter (its status is ${row.status}); GET /v1/events/${row.event_id}/deliveries shows it.`);
+    }
+    return row;
+  }
+
   async present(rows: WebhookDeliveryRow[]): Promise<Delivery[]> {
     const attempts = rows.length === 0 ? [] : await this.db.selectFrom('webhook_attempts').selectAll()
       .where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempt').execute();

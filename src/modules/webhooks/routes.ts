@@ -82,6 +82,15 @@ export function webhookRoutes(app: App, webhooks: WebhookService, events: EventS
     return { ...page, data: await deliveries.present(page.data) };
   });
 
+  app.get('/v1/webhooks/dead_letters/:id', {
+    config: { scope: 'webhooks:read' },
+    schema: { operationId: 'getWebhookDeadLetter', tags, summary: 'Fetch one dead-lettered delivery with its attempts', params: IdParams,
+      response: { 200: Type.Ref('WebhookDelivery'), ...problemResponses('not_found') } },
+  }, async (request) => {
+    const row = await deliveries.getDead(request.auth.account.id, request.auth.mode, request.params.id);
+    return (await deliveries.present([row]))[0];
+  });
+
   app.post('/v1/webhooks/dead_letters/:id/replay', {
     config: { scope: 'webhooks:write' },
     schema: { operationId: 'replayWebhookDeadLetter', tags, summary: 'Replay a dead-lettered (or failed) delivery; the event id stays the same', params: IdParams,

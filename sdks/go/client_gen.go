@@ -394,6 +394,19 @@ func (c *Client) ListWebhookDeadLettersAutoPaging(ctx context.Context, params *L
 	})
 }
 
+// GetWebhookDeadLetter: Fetch one dead-lettered delivery with its attempts
+//
+// GET /v1/webhooks/dead_letters/{id}
+//
+// Required scope: `webhooks:read`.
+func (c *Client) GetWebhookDeadLetter(ctx context.Context, id string, opts ...RequestOption) (*WebhookDelivery, error) {
+	out := new(WebhookDelivery)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/webhooks/dead_letters/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReplayWebhookDeadLetter: Replay a dead-lettered (or failed) delivery; the event id stays the same
 //
 // POST /v1/webhooks/dead_letters/{id}/replay

@@ -404,6 +404,14 @@ export class Switchboard {
    */
   listWebhookDeadLetters(params?: ListWebhookDeadLettersParams, options?: RequestOptions): PagePromise<WithResponse<WebhookDeliveryList>, WebhookDelivery>;
   /**
+   * Fetch one dead-lettered delivery with its attempts
+   *
+   * `GET /v1/webhooks/dead_letters/{id}`
+   *
+   * Required scope: `webhooks:read`.
+   */
+  getWebhookDeadLetter(id: string, options?: RequestOptions): Promise<WithResponse<WebhookDelivery>>;
+  /**
    * Replay a dead-lettered (or failed) delivery; the event id stays the same
    *
    * `POST /v1/webhooks/dead_letters/{id}/replay`

@@ -171,6 +171,17 @@ export class Switchboard {
   }
 
   /**
+   * Fetch one dead-lettered delivery with its attempts
+   *
+   * `GET /v1/webhooks/dead_letters/{id}`
+   *
+   * Required scope: `webhooks:read`.
+   */
+  getWebhookDeadLetter(id, options) {
+    return this.send({ method: 'GET', path: `/v1/webhooks/dead_letters/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
    * Replay a dead-lettered (or failed) delivery; the event id stays the same
    *
    * `POST /v1/webhooks/dead_letters/{id}/replay`

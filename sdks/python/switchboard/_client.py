@@ -137,6 +137,15 @@ class Switchboard(BaseClient):
         """
         return self._page("GET", f"/v1/webhooks/dead_letters", {"limit": limit, "starting_after": starting_after, "webhook_id": webhook_id, "event_type": event_type, "created_gte": created_gte, "created_lte": created_lte}, ("model", "WebhookDelivery"), request_options)
 
+    def get_webhook_dead_letter(self, id: str, *, request_options: Optional[RequestOptions] = None) -> WebhookDelivery:
+        """Fetch one dead-lettered delivery with its attempts
+
+        ``GET /v1/webhooks/dead_letters/{id}``
+
+        Required scope: `webhooks:read`.
+        """
+        return self._request("GET", f"/v1/webhooks/dead_letters/{_path(id)}", None, None, ("model", "WebhookDelivery"), request_options)
+
     def replay_webhook_dead_letter(self, id: str, *, request_options: Optional[RequestOptions] = None) -> WebhookDelivery:
         """Replay a dead-lettered (or failed) delivery; the event id stays the same
 

@@ -179,41 +179,12 @@ test('retrieval: fuzzy and prefix matching, limits and document removal', () => 
 
 // ------------------------------------------------------------------ intents
 
-test('intents: transfer requests in many phrasings', () => {
-  for (const u of [
-    'Can I speak to a real person please?',
-    'OPERATOR!!!',
-    'representative',
-    'talk to someone',
-    'I want to talk to a human.',
-    'Could you put me through to the manager?',
-    'is there somebody there I can talk to',
-    'get me a person',
-    'Let me speak with Dr. Patel',
-    'transfer me please',
-    "I'd like to speak to the front desk",
-    'agent',
-  ]) {
-    assert.equal(detectIntent(u), 'transfer', u);
-  }
-  for (const u of [
-    "I don't need to talk to anyone, what are your hours?",
-    'do you speak spanish?',
-    'who do I talk to about billing?',
-    'can I get the office address',
-    'is there parking?',
-  ]) {
-    assert.notEqual(detectIntent(u), 'transfer', u);
-  }
-});
+// Requests for a person and goodbyes: see intents.test.ts (the rules' precision examples).
 
-test('intents: messages, goodbyes and small talk', () => {
+test('intents: messages and small talk', () => {
   assert.equal(detectIntent('Can I leave a message for Tom?'), 'message');
   assert.equal(detectIntent('could you have her call me back'), 'message');
   assert.equal(detectIntent('Take a message, please.'), 'message');
-  assert.equal(detectIntent("Thanks, that's all I needed!"), 'end');
-  assert.equal(detectIntent('ok bye'), 'end');
-  assert.equal(detectIntent('Have a good one.'), 'end');
   assert.equal(detectIntent('Hello?'), 'greeting');
   assert.equal(detectIntent('thank you so much'), 'thanks');
   assert.equal(detectIntent('how are you doing'), 'how_are_you');

@@ -105,6 +105,7 @@ test('person-request detector: every request for a person is recognised', () => 
 test('person-request detector: no ordinary question is taken for one', () => {
   assert.ok(NOT_PERSON_REQUESTS.length >= 40);
   assert.deepEqual(NOT_PERSON_REQUESTS.filter(isPersonRequest), []);
+  assert.deepEqual(NOT_PERSON_REQUESTS.filter((u) => detectIntent(u) === 'transfer'), []);
 });
 
 const GOODBYES = [

@@ -11,6 +11,7 @@
 // ("do you do botox?") scores low and the engine hands the call off.
 import { splitSentences } from './chunking.ts';
 import { FRAMING_WORDS, splitCondition } from './clauses.ts';
+import { spokenRank } from './spoken-frequency.ts';
 import { CLOCK, EMAIL, MONEY, NAME, NUMBER, PHONE, STREET } from './facts.ts';
 import { indexTokens, isConceptTerm, phraseMatches, processQueryTerm, processTerm, stem, tokenize, type SearchHit } from './retrieval.ts';
 
@@ -29,6 +30,13 @@ const CONCEPT_CREDIT = 0.8; // question word matched through a synonym concept
 const PARTIAL_CREDIT = 0.7; // prefix / one-typo match ("whiten" vs "whitening", "apointment")
 /** Weight of a question word the knowledge base never uses: may be the topic we lack, may be noise ("GPS"). */
 const UNKNOWN_WORD_WEIGHT = 0.6;
+/** ... unless it is uncommon in speech: then it most likely names the topic we lack ("adopt", "acupuncture"). */
+const UNKNOWN_UNCOMMON_WORD_WEIGHT = 1;
+/** Words past this spoken-English rank are uncommon. */
+const COMMON_SPOKEN_RANK = 2000;
+/** The most common words of speech ("home", "old", "people") frame a question more than they name its topic. */
+const VERY_COMMON_SPOKEN_RANK = 500;
+const VERY_COMMON_WORD_FACTOR = 0.4;
 /** Weight of a word in a trailing condition ("... if I don't have insurance"), in ranking and in coverage. */
 export const CONDITION_WEIGHT = 0.5;
 /** Bonus for a sentence holding the kind of fact the question asks for (a price, a time, an address...). */
@@ -152,7 +160,10 @@ export function questionWords(question: string, stats?: TermStatistics): Questio
     if (!stem || seen.has(stem)) continue;
     seen.add(stem);
     const concepts = terms.slice(1).filter(isConceptTerm);
-    const weight = (WEAK_WORDS.has(stem) ? 0.4 : 1) * (inCondition ? CONDITION_WEIGHT : 1) * (stats ? rarityWeight(stem, concepts, stats) : 1);
+    // A word the concept table knows is business vocabulary however common it is in speech.
+    const veryCommon = concepts.length === 0 && !isConceptTerm(stem) && (spokenRank(stem) ?? Infinity) <= VERY_COMMON_SPOKEN_RANK;
+    const weight =
+      (WEAK_WORDS.has(stem) ? 0.4 : 1) * (inCondition ? CONDITION_WEIGHT : 1) * (stats ? rarityWeight(stem, concepts, stats) * (veryCommon ? VERY_COMMON_WORD_FACTOR : 1) : 1);
     words.push({ stem, concepts, weight });
   }
   return words;
@@ -162,7 +173,7 @@ export function questionWords(question: string, stats?: TermStatistics): Questio
 function rarityWeight(stem: string, concepts: string[], stats: TermStatistics): number {
   let frequency = stats.chunkFrequency(stem);
   if (frequency === 0 && concepts.length > 0) frequency = Math.max(...concepts.map((c) => stats.chunkFrequency(c)));
-  if (frequency === 0) return UNKNOWN_WORD_WEIGHT;
+  if (frequency === 0) return (spokenRank(stem) ?? Infinity) > COMMON_SPOKEN_RANK ? UNKNOWN_UNCOMMON_WORD_WEIGHT : UNKNOWN_WORD_WEIGHT;
   const n = Math.max(stats.size, 2);
   const idf = Math.log(1 + n / (1 + frequency)) / Math.log(1 + n / 2);
   return Math.min(1.2, Math.max(0.3, idf));

@@ -756,7 +756,7 @@ func (c *Client) GetNumber(ctx context.Context, id string, opts ...RequestOption
 	return out, nil
 }
 
-// UpdateNumber: Rename a number, set its default webhook_url or its AI agent
+// UpdateNumber: Rename a number, set its default webhook_url, or how it answers calls (voice_url, voice_flow or an AI agent)
 //
 // PATCH /v1/numbers/{id}
 //
@@ -1758,15 +1758,15 @@ func (c *Client) GetConversation(ctx context.Context, id string, opts ...Request
 	return out, nil
 }
 
-// SimulateInboundCall: Place a simulated inbound call to a number with an AI agent, with what the caller will say
+// SimulateInboundCall: Place a simulated inbound call to a number, with what the caller will say or press
 //
 // POST /v1/sandbox/inbound_calls
 //
-// Answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line gets a reply, as durable jobs on the sandbox test clock; after the last line the caller hangs up. ai.conversation.completed, then ai.conversation.scored, follow.
+// A number with an AI agent: answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line gets a reply, as durable jobs on the sandbox test clock; after the last line the caller hangs up. ai.conversation.completed, then ai.conversation.scored, follow. Any other number: answers with the call (status ringing, call.inbound then call.ringing); after 1 s its flow answers (voice_url, voice_flow, or a message that the number is not set up) and the caller_script steps run (docs/voice-flows.md).
 //
 // Required scope: `sandbox:write`.
-func (c *Client) SimulateInboundCall(ctx context.Context, body *SimulateInboundCallRequest, opts ...RequestOption) (*Conversation, error) {
-	out := new(Conversation)
+func (c *Client) SimulateInboundCall(ctx context.Context, body *SimulateInboundCallRequest, opts ...RequestOption) (*map[string]any, error) {
+	out := new(map[string]any)
 	if err := c.do(ctx, "POST", "/v1/sandbox/inbound_calls", nil, bodyOf(body), out, opts); err != nil {
 		return nil, err
 	}

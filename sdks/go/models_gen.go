@@ -435,12 +435,12 @@ type CallFlowFailure struct {
 	// One of: call_flow_failure.
 	Object string `json:"object"`
 	CallID string `json:"call_id"`
-	// timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop. One of: timeout, unreachable, http_status, invalid_json, invalid_flow, empty_flow, redirect_loop.
+	// timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it. One of: timeout, unreachable, http_status, invalid_json, invalid_flow, empty_flow, redirect_loop, no_voice_config.
 	Cause string `json:"cause"`
 	// What went wrong, in a sentence.
 	Detail string `json:"detail"`
-	// The flow webhook that failed.
-	URL string `json:"url"`
+	// The flow webhook that failed; null for no_voice_config.
+	URL *string `json:"url"`
 	// The HTTP status it answered, if it answered.
 	StatusCode *int64 `json:"status_code"`
 	// invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
@@ -493,6 +493,23 @@ type CallGatherCompletedEvent struct {
 
 type CallGatherCompletedEventData struct {
 	Object CallGather `json:"object"`
+}
+
+type CallInboundEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.inbound.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                `json:"sequence"`
+	Data     CallInboundEventData `json:"data"`
+}
+
+type CallInboundEventData struct {
+	Object Call `json:"object"`
 }
 
 type CallList struct {
@@ -1327,6 +1344,12 @@ type Number struct {
 	WebhookURL *string `json:"webhook_url"`
 	// The AI agent that answers this number, if any.
 	AgentID *string `json:"agent_id"`
+	// Inbound calls: Switchboard POSTs the call here (signed) and runs the flow of the answer (docs/voice-flows.md).
+	VoiceURL *string `json:"voice_url"`
+	// Asked once when a flow webhook of an inbound call fails; then an apology and hang-up.
+	VoiceFallbackURL *string `json:"voice_fallback_url"`
+	// Inbound calls run this stored flow (a Flow, defaults filled in) when there is no voice_url.
+	VoiceFlow []map[string]any `json:"voice_flow"`
 	// Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's calls; null: the default trunk.
 	VoiceTrunk *string `json:"voice_trunk"`
 	// Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carriers file) that carries this number's messages; null: the default link for the channel.
@@ -1893,10 +1916,10 @@ type SendSmsFromNumberRequest struct {
 type SimulateInboundCallRequest struct {
 	// The simulated caller, E.164.
 	From string `json:"from"`
-	// An active voice number of the account with an AI agent assigned.
+	// An active voice number of the account: answered by its AI agent, or by its flow (voice_url, voice_flow; with neither, a message that it is not set up).
 	To string `json:"to"`
-	// What the caller says, in order, one line per turn; after the last line the caller hangs up.
-	CallerScript []string `json:"caller_script"`
+	// What the caller does, in order. To an AI agent: lines of text, one per turn; after the last the caller hangs up. To a flow: steps ({"press": "1"}, {"say": "..."}, {"wait": 3}, {"hangup": true}); press and say wait until a gather listens and its prompts end; after the last step the caller stays on the line until the flow hangs up.
+	CallerScript []any `json:"caller_script"`
 }
 
 type SimulateInboundMessageRequest struct {
@@ -1966,6 +1989,12 @@ type UpdateNumberRequest struct {
 	// An http(s) URL that receives this resource's events, signed with the account's default secret.
 	WebhookURL *string `json:"webhook_url,omitempty"`
 	AgentID    *string `json:"agent_id,omitempty"`
+	// An http(s) URL that receives this resource's events, signed with the account's default secret.
+	VoiceURL *string `json:"voice_url,omitempty"`
+	// An http(s) URL that receives this resource's events, signed with the account's default secret.
+	VoiceFallbackURL *string `json:"voice_fallback_url,omitempty"`
+	// A flow (the Flow schema), validated with the JSON path of each error.
+	VoiceFlow []any `json:"voice_flow,omitempty"`
 }
 
 // UpdatePortRequest: Fixes an order in `exception` and resubmits it.
@@ -2125,6 +2154,7 @@ var EventTypes = []string{
 	"call.failed",
 	"call.flow.failed",
 	"call.gather.completed",
+	"call.inbound",
 	"call.no_answer",
 	"call.queued",
 	"call.recording.failed",

@@ -7,6 +7,7 @@ import type { PortService } from './ports/service.ts';
 import type { SandboxService } from './sandbox/service.ts';
 import type { MessageService } from './messages/service.ts';
 import type { CallService } from './calls/service.ts';
+import type { InboundFlowCalls } from './calls/flows/inbound.ts';
 import type { RecordingService } from './recordings/service.ts';
 import type { VoiceCarriers } from '../carriers/carrier.ts';
 import type { AgentService } from './ai/agents/service.ts';
@@ -22,6 +23,8 @@ export interface Services {
   sandbox: SandboxService;
   messages: MessageService;
   calls: CallService;
+  /** Inbound sandbox calls to numbers answered by a flow (voice_url, voice_flow, or none). */
+  inboundFlowCalls: InboundFlowCalls;
   recordings: RecordingService;
   /** The voice carrier of each mode (sandbox: the simulator). */
   voiceCarriers: VoiceCarriers;

@@ -92,6 +92,10 @@ export interface NumberRow {
   /** Names of the carriers-file links that serve this live number (migration 0011); null: the default link. */
   voice_trunk?: string | null;
   messaging_carrier?: string | null;
+  /** Voice configuration for inbound calls (migration 0017): answer webhook, its fallback, a stored flow (JSON). */
+  voice_url?: string | null;
+  voice_fallback_url?: string | null;
+  voice_flow?: string | null;
   created_at: string;
   updated_at: string;
   released_at: string | null;

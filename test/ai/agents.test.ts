@@ -147,9 +147,10 @@ describe('AI agents', () => {
     const trial = await t.createAccount('trial');
     const api = t.as(trial.keys.sandbox);
     const to = trial.numbers.sandbox[0]!;
+    // Without an agent (or a flow) the call is answered with a message that the number is not set up (test/voice/flow-inbound.test.ts).
     const noAgent = await api.post('/v1/sandbox/inbound_calls', { from: '+14155550199', to, caller_script: [] });
-    assert.equal(noAgent.status, 422);
-    assert.equal(noAgent.body.code, 'number_has_no_agent');
+    assert.equal(noAgent.status, 200, JSON.stringify(noAgent.body));
+    assert.equal(noAgent.body.object, 'call');
     const numberId = (await api.get('/v1/numbers')).body.data[0].id;
     const agent = await api.post('/v1/ai/agents', { name: 'Trial Co', number_ids: [numberId] });
     assert.equal(agent.status, 200);

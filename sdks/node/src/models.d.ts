@@ -538,17 +538,17 @@ export interface CallFlowFailure {
   object: "call_flow_failure";
   call_id: string;
   /**
-   * timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.
+   * timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it.
    */
-  cause: "timeout" | "unreachable" | "http_status" | "invalid_json" | "invalid_flow" | "empty_flow" | "redirect_loop";
+  cause: "timeout" | "unreachable" | "http_status" | "invalid_json" | "invalid_flow" | "empty_flow" | "redirect_loop" | "no_voice_config";
   /**
    * What went wrong, in a sentence.
    */
   detail: string;
   /**
-   * The flow webhook that failed.
+   * The flow webhook that failed; null for no_voice_config.
    */
-  url: string;
+  url: string | null;
   /**
    * The HTTP status it answered, if it answered.
    */
@@ -625,6 +625,25 @@ export interface CallGatherCompletedEvent {
 
 export interface CallGatherCompletedEventData {
   object: CallGather;
+}
+
+export interface CallInboundEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.inbound";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallInboundEventData;
+}
+
+export interface CallInboundEventData {
+  object: Call;
 }
 
 export interface CallList {
@@ -1710,6 +1729,18 @@ export interface Number {
    */
   agent_id: string | null;
   /**
+   * Inbound calls: Switchboard POSTs the call here (signed) and runs the flow of the answer (docs/voice-flows.md).
+   */
+  voice_url: string | null;
+  /**
+   * Asked once when a flow webhook of an inbound call fails; then an apology and hang-up.
+   */
+  voice_fallback_url: string | null;
+  /**
+   * Inbound calls run this stored flow (a Flow, defaults filled in) when there is no voice_url.
+   */
+  voice_flow: Array<Record<string, unknown>> | null;
+  /**
    * Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's calls; null: the default trunk.
    */
   voice_trunk: string | null;
@@ -2458,13 +2489,13 @@ export interface SimulateInboundCallRequest {
    */
   from: string;
   /**
-   * An active voice number of the account with an AI agent assigned.
+   * An active voice number of the account: answered by its AI agent, or by its flow (voice_url, voice_flow; with neither, a message that it is not set up).
    */
   to: string;
   /**
-   * What the caller says, in order, one line per turn; after the last line the caller hangs up.
+   * What the caller does, in order. To an AI agent: lines of text, one per turn; after the last the caller hangs up. To a flow: steps ({"press": "1"}, {"say": "..."}, {"wait": 3}, {"hangup": true}); press and say wait until a gather listens and its prompts end; after the last step the caller stays on the line until the flow hangs up.
    */
-  caller_script: Array<string>;
+  caller_script: Array<unknown>;
 }
 
 export interface SimulateInboundMessageRequest {
@@ -2560,6 +2591,18 @@ export interface UpdateNumberRequest {
    */
   webhook_url?: string | null;
   agent_id?: string | null;
+  /**
+   * An http(s) URL that receives this resource's events, signed with the account's default secret.
+   */
+  voice_url?: string | null;
+  /**
+   * An http(s) URL that receives this resource's events, signed with the account's default secret.
+   */
+  voice_fallback_url?: string | null;
+  /**
+   * A flow (the Flow schema), validated with the JSON path of each error.
+   */
+  voice_flow?: Array<unknown> | null;
 }
 
 /**
@@ -2750,4 +2793,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

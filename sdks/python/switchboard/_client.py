@@ -265,14 +265,14 @@ class Switchboard(BaseClient):
         """
         return self._request("GET", f"/v1/numbers/{_path(id)}", None, None, ("model", "Number"), request_options)
 
-    def update_number(self, id: str, *, friendly_name: Union[Optional[str], NotGiven] = NOT_GIVEN, webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN, agent_id: Union[Optional[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Number:
-        """Rename a number, set its default webhook_url or its AI agent
+    def update_number(self, id: str, *, friendly_name: Union[Optional[str], NotGiven] = NOT_GIVEN, webhook_url: Union[Optional[str], NotGiven] = NOT_GIVEN, agent_id: Union[Optional[str], NotGiven] = NOT_GIVEN, voice_url: Union[Optional[str], NotGiven] = NOT_GIVEN, voice_fallback_url: Union[Optional[str], NotGiven] = NOT_GIVEN, voice_flow: Union[Optional[List[Any]], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Number:
+        """Rename a number, set its default webhook_url, or how it answers calls (voice_url, voice_flow or an AI agent)
 
         ``PATCH /v1/numbers/{id}``
 
         Required scope: `numbers:write`.
         """
-        return self._request("PATCH", f"/v1/numbers/{_path(id)}", None, {"friendly_name": friendly_name, "webhook_url": webhook_url, "agent_id": agent_id}, ("model", "Number"), request_options)
+        return self._request("PATCH", f"/v1/numbers/{_path(id)}", None, {"friendly_name": friendly_name, "webhook_url": webhook_url, "agent_id": agent_id, "voice_url": voice_url, "voice_fallback_url": voice_fallback_url, "voice_flow": voice_flow}, ("model", "Number"), request_options)
 
     def release_number(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Number:
         """Release a number
@@ -657,13 +657,13 @@ class Switchboard(BaseClient):
         """
         return self._request("GET", f"/v1/ai/conversations/{_path(id)}", None, None, ("model", "Conversation"), request_options)
 
-    def simulate_inbound_call(self, *, from_: str, to: str, caller_script: List[str], request_options: Optional[RequestOptions] = None) -> Conversation:
-        """Place a simulated inbound call to a number with an AI agent, with what the caller will say
+    def simulate_inbound_call(self, *, from_: str, to: str, caller_script: List[Any], request_options: Optional[RequestOptions] = None) -> Any:
+        """Place a simulated inbound call to a number, with what the caller will say or press
 
         ``POST /v1/sandbox/inbound_calls``
 
-        Answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line gets a reply, as durable jobs on the sandbox test clock; after the last line the caller hangs up. ai.conversation.completed, then ai.conversation.scored, follow.
+        A number with an AI agent: answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line gets a reply, as durable jobs on the sandbox test clock; after the last line the caller hangs up. ai.conversation.completed, then ai.conversation.scored, follow. Any other number: answers with the call (status ringing, call.inbound then call.ringing); after 1 s its flow answers (voice_url, voice_flow, or a message that the number is not set up) and the caller_script steps run (docs/voice-flows.md).
 
         Required scope: `sandbox:write`.
         """
-        return self._request("POST", f"/v1/sandbox/inbound_calls", None, {"from": from_, "to": to, "caller_script": caller_script}, ("model", "Conversation"), request_options)
+        return self._request("POST", f"/v1/sandbox/inbound_calls", None, {"from": from_, "to": to, "caller_script": caller_script}, None, request_options)

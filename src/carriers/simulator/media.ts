@@ -10,6 +10,7 @@ import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
 import type { HeardInput, MediaEvents, MediaOp, MediaPort, MediaResult, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import { CallerScripts } from './caller-script.ts';
 import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
 import { readSimState, writeSimState } from './sim-state.ts';
@@ -71,7 +72,10 @@ export class SimulatedMediaPort implements MediaPort {
       // Prompts play, then the timer for the first input runs; input moves it (collect.ts).
       const prompts = round3(op.prompts.reduce((sum, p) => sum + opSeconds(p), 0));
       const collect: CollectState = { op, promptsEndAt: round3(await this.elapsed(trx, call) + prompts), digits: '', speech: null, tick: 0 };
-      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, collect } });
+      const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
+      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, collect }, ...(script ? { script } : {}) });
+      // A scripted caller waiting to press or speak does so once the prompts are over.
+      if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, prompts);
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
       return;
     }

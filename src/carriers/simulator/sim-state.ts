@@ -6,6 +6,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { RecordingFormat } from '../media-port.ts';
 import type { SimulatedLeg } from './call-audio.ts';
 import type { CollectState } from './collect.ts';
+import type { CallerScriptState } from './caller-script.ts';
 
 export interface SimCapture {
   format: RecordingFormat;
@@ -22,6 +23,8 @@ export interface SimState {
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
   op?: { id: string; kind: string; collect?: CollectState };
+  /** The scripted caller of an inbound sandbox call (caller-script.ts). */
+  script?: CallerScriptState;
 }
 
 export async function readSimState(trx: Trx, callId: string): Promise<SimState> {

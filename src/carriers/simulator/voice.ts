@@ -15,13 +15,15 @@ import { simulatedDialogue } from './conversation-script.ts';
 import { timeDialogue } from './speech.ts';
 import { SimulatedMediaPort } from './media.ts';
 import { readSimState, writeSimState, type SimState } from './sim-state.ts';
+import { CallerScripts, type CallerStep } from './caller-script.ts';
 
 type Step =
   | { step: 'dial'; callId: string }
   | { step: 'answer'; callId: string }
   | { step: 'ring_timeout'; callId: string }
   | { step: 'hangup'; callId: string; leg: number; at: number; cause: 'normal_clearing' | 'time_limit_reached' }
-  | { step: 'transfer'; callId: string; index: number; to: string };
+  | { step: 'transfer'; callId: string; index: number; to: string }
+  | { step: 'inbound_answer'; callId: string };
 
 const JOB_KIND = 'simulator.voice';
 
@@ -33,6 +35,22 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
   constructor(private readonly platform: Platform) {
     platform.jobs.register<Step>(JOB_KIND, (step) => this.run(step));
     this.media = new SimulatedMediaPort(platform);
+    this.scripts = new CallerScripts(platform, this.media, () => {
+      if (!this.signals) throw new Error('simulated carrier used before the calls service connected');
+      return this.signals;
+    });
+  }
+
+  private readonly scripts: CallerScripts;
+
+  /**
+   * An inbound sandbox call answered by a flow: it rings for RING_SECONDS, then Switchboard
+   * answers (the flow starts) and the scripted caller, if any, begins.
+   */
+  async ringInbound(trx: Trx, call: CallRow, script: CallerStep[]): Promise<void> {
+    const state = await readSimState(trx, call.id);
+    await writeSimState(trx, call.id, { ...state, script: { steps: script, pos: 0, waiting: false } });
+    await this.schedule(trx, call, { step: 'inbound_answer', callId: call.id }, RING_SECONDS);
   }
 
   /** The calls service connects itself once it exists (it needs the carrier too). */
@@ -97,6 +115,16 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
           this.media.answering(trx, call.id);
           await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
           await this.scheduleHangup(trx, call, state, 0, target.talk === 'forever' ? null : talkTime(target, call.id, 0));
+          return;
+        }
+        case 'inbound_answer': {
+          if (call.status !== 'ringing') return;
+          const state: SimState = { ...await readSimState(trx, call.id), leg: 1, legs: [] };
+          await writeSimState(trx, call.id, state);
+          this.media.answering(trx, call.id);
+          await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
+          await this.scheduleHangup(trx, call, state, 0, null); // the caller stays until the script or the flow ends it, or time_limit
+          await this.scripts.start(trx, call);
           return;
         }
         case 'hangup': {

@@ -23,7 +23,7 @@ export const aiModule: SwitchboardModule = {
     const engine = createEngine(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } } : {});
     const agents = new AgentService(platform, events, services.numbers);
     const knowledge = new KnowledgeService(platform, events, agents);
-    const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name);
+    const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name, services.inboundFlowCalls);
     new ConversationRunner(platform, conversations, services.calls, new KnowledgeIndexCache(platform.database.db), engine);
     services.agents = agents;
     services.knowledge = knowledge;

@@ -14,6 +14,7 @@ import { flowRoutes } from './flows/routes.ts';
 import { SandboxFarEnd } from './flows/far-end.ts';
 import { farEndRoutes } from './flows/sandbox-routes.ts';
 import { FlowWebhookClient } from './flows/flow-webhook.ts';
+import { InboundFlowCalls } from './flows/inbound.ts';
 import { DefaultSecrets } from '../webhooks/default-secrets.ts';
 import { SecretBox } from '../../platform/secret-box.ts';
 
@@ -39,6 +40,7 @@ export const callsModule: SwitchboardModule = {
     app.addHook('onClose', () => flowWebhooks.close());
     new FlowInterpreter(platform, calls, carriers, events, flowWebhooks);
     services.calls = calls;
+    services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
     app.addSchema(CallSchema);

@@ -63,7 +63,10 @@ export type CallListener = (trx: Trx, call: CallRow, from: CallStatus, clock: Cl
 export type TransferListener = (trx: Trx, call: CallRow, index: number, outcome: TransferOutcome) => Promise<void>;
 
 /** An inbound call as the carrier (or the sandbox's simulated caller) reports it. */
-export type InboundCallInput = InboundCall;
+export type InboundCallInput = InboundCall & {
+  /** Fire call.inbound first (calls answered by a flow; the AI receptionist announces its own conversation). */
+  announce?: boolean;
+};
 
 export const DEFAULT_TIMEOUT = 30;
 export const DEFAULT_TIME_LIMIT = 14_400;
@@ -225,6 +228,7 @@ export class CallService implements CallSignals {
       metadata: '{}',
     });
     await trx.insertInto('calls').values(row).execute();
+    if (input.announce) await this.emit(trx, row, 'call.inbound', presentCall(row, [], this.base), clock);
     await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, [], this.base), clock);
     return row;
   }

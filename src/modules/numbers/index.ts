@@ -8,7 +8,7 @@ import { NumberService } from './service.ts';
 export const numbersModule: SwitchboardModule = {
   name: 'numbers',
   register(app, ctx) {
-    ctx.services.numbers = new NumberService(ctx.platform.database.db, ctx.events);
+    ctx.services.numbers = new NumberService(ctx.platform.database.db, ctx.events, ctx.platform.config);
     app.addSchema(NumberSchema);
     app.addSchema(AvailableNumberSchema);
     numberRoutes(app, ctx);

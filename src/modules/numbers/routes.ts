@@ -50,8 +50,8 @@ export function numberRoutes(app: App, { services }: ModuleContext): void {
 
   app.patch('/v1/numbers/:id', {
     config: { scope: 'numbers:write' },
-    schema: { operationId: 'updateNumber', tags, summary: 'Rename a number, set its default webhook_url or its AI agent', params: IdParams,
-      body: UpdateNumberBody, response: { 200: Type.Ref('Number'), ...problemResponses('not_found', 'number_not_active', 'agent_not_found') } },
+    schema: { operationId: 'updateNumber', tags, summary: 'Rename a number, set its default webhook_url, or how it answers calls (voice_url, voice_flow or an AI agent)', params: IdParams,
+      body: UpdateNumberBody, response: { 200: Type.Ref('Number'), ...problemResponses('not_found', 'number_not_active', 'agent_not_found', 'webhook_url_not_allowed') } },
   }, async (request) => {
     const { account, mode, clock } = request.auth;
     return presentNumber(await numbers.update(account.id, mode, clock, request.params.id, request.body));

@@ -13,6 +13,8 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { findInInventory, inventoryCapabilities, searchInventory, type InventoryFilter, type InventoryNumber } from './sandbox-inventory.ts';
 import { NUMBER_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
+import type { UrlPolicyConfig } from '../webhooks/url-policy.ts';
+import { assertOneVoiceHandler, checkVoiceConfig } from './voice-config.ts';
 
 export type Capability = 'voice' | 'sms' | 'mms' | 'whatsapp';
 
@@ -32,6 +34,9 @@ export interface NumberResource {
   agent_id: string | null;
   voice_trunk: string | null;
   messaging_carrier: string | null;
+  voice_url: string | null;
+  voice_fallback_url: string | null;
+  voice_flow: unknown[] | null;
   mode: Mode;
   created_at: string;
   updated_at: string;
@@ -55,6 +60,9 @@ export function presentNumber(row: NumberRow): NumberResource {
     agent_id: row.agent_id,
     voice_trunk: row.voice_trunk ?? null,
     messaging_carrier: row.messaging_carrier ?? null,
+    voice_url: row.voice_url ?? null,
+    voice_fallback_url: row.voice_fallback_url ?? null,
+    voice_flow: row.voice_flow ? JSON.parse(row.voice_flow) as unknown[] : null,
     mode: row.mode,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -99,7 +107,8 @@ export class NumberService {
     throw new Problem('agent_not_found', `No AI agent "${agentId}" exists in this mode.`);
   };
 
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventEmitter) {}
+  /** `config` (the webhook URL policy) is needed only to set voice URLs; the operator CLI does without. */
+  constructor(private readonly db: Kysely<Tables>, private readonly events: EventEmitter, private readonly config?: UrlPolicyConfig) {}
 
   /** Numbers some account of `mode` holds (active or porting) among `phones`. */
   private async taken(db: Kysely<Tables>, mode: Mode, phones: string[]): Promise<Set<string>> {
@@ -250,8 +259,10 @@ export class NumberService {
   async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: {
     friendly_name?: string | null | undefined; webhook_url?: string | null | undefined; agent_id?: string | null | undefined;
     voice_trunk?: string | null | undefined; messaging_carrier?: string | null | undefined;
+    voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined;
   }): Promise<NumberRow> {
     if (patch.agent_id) await this.assertAgent(accountId, mode, patch.agent_id);
+    const voice = await checkVoiceConfig(patch, mode, this.config);
     return inTransaction(this.db, async (trx) => {
       const row = await this.get(accountId, mode, id, trx);
       if (row.status === 'released') throw new Problem('number_not_active', `Number ${id} was released and can no longer be changed.`);
@@ -261,6 +272,8 @@ export class NumberService {
       if (patch.agent_id !== undefined) set.agent_id = patch.agent_id;
       if (patch.voice_trunk !== undefined) set.voice_trunk = patch.voice_trunk;
       if (patch.messaging_carrier !== undefined) set.messaging_carrier = patch.messaging_carrier;
+      Object.assign(set, voice);
+      assertOneVoiceHandler({ ...row, ...set });
       if (Object.keys(set).length === 0) return row;
       set.updated_at = clock.now().toISOString();
       await trx.updateTable('numbers').set(set).where('id', '=', id).execute();

@@ -12,6 +12,7 @@ import * as carrierParts from './0013_carrier_parts.ts';
 import * as callFlows from './0014_call_flows.ts';
 import * as messageStatusReason from './0015_message_status_reason.ts';
 import * as carrierInboundSeen from './0016_carrier_inbound_seen.ts';
+import * as numberVoice from './0017_number_voice.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0014_call_flows': callFlows,
   '0015_message_status_reason': messageStatusReason,
   '0016_carrier_inbound_seen': carrierInboundSeen,
+  '0017_number_voice': numberVoice,
 };

@@ -36,11 +36,13 @@ export function conversationRoutes(app: App, conversations: ConversationService)
     config: { scope: 'sandbox:write' },
     schema: {
       operationId: 'simulateInboundCall', tags: ['Sandbox'], body: InboundCallBody,
-      summary: 'Place a simulated inbound call to a number with an AI agent, with what the caller will say',
-      description: 'Answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line '
+      summary: 'Place a simulated inbound call to a number, with what the caller will say or press',
+      description: 'A number with an AI agent: answers with the conversation (status in_progress). The call rings 1 s, the agent answers and greets, then each caller_script line '
         + 'gets a reply, as durable jobs on the sandbox test clock; after the last line the caller hangs up. ai.conversation.completed, then '
-        + 'ai.conversation.scored, follow.',
-      response: { 200: Conversation, ...problemResponses('mode_not_supported', 'to_number_not_owned', 'number_has_no_agent', 'agent_paused', 'concurrent_call_limit') },
+        + 'ai.conversation.scored, follow. Any other number: answers with the call (status ringing, call.inbound then call.ringing); after 1 s its flow '
+        + 'answers (voice_url, voice_flow, or a message that the number is not set up) and the caller_script steps run (docs/voice-flows.md).',
+      response: { 200: Type.Union([Conversation, Type.Ref('Call')], { description: 'The conversation (AI agent) or the call (flow).' }),
+        ...problemResponses('mode_not_supported', 'to_number_not_owned', 'agent_paused', 'concurrent_call_limit') },
     },
   }, async (request) => {
     const { account, mode, clock } = request.auth;

@@ -84,9 +84,19 @@ export const ConversationListQuery = Type.Object({
 export const InboundCallBody = Type.Object(
   {
     from: Type.String({ format: 'e164', minLength: 2, maxLength: 32, description: 'The simulated caller, E.164.', examples: ['+14155550199'] }),
-    to: Type.String({ minLength: 2, maxLength: 32, description: 'An active voice number of the account with an AI agent assigned.' }),
-    caller_script: Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
-      maxItems: 50, description: 'What the caller says, in order, one line per turn; after the last line the caller hangs up.',
+    to: Type.String({ minLength: 2, maxLength: 32, description: 'An active voice number of the account: answered by its AI agent, or by its flow (voice_url, voice_flow; with neither, a message that it is not set up).' }),
+    caller_script: Type.Array(Type.Union([
+      Type.String({ minLength: 1, maxLength: 1000, description: 'A line the caller says (to an AI agent: one turn; to a flow: a say step).' }),
+      Type.Object({ press: Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9*#A-Dw]+$', description: 'Keys pressed when a gather listens.', examples: ['1'] }) }, { additionalProperties: false, title: 'CallerPress' }),
+      Type.Object({ say: Type.String({ minLength: 1, maxLength: 1000, description: 'Words said when a gather listens.', examples: ['billing please'] }) }, { additionalProperties: false, title: 'CallerSay' }),
+      Type.Object({ wait: Type.Number({ exclusiveMinimum: 0, maximum: 3600, description: 'Simulated seconds before the next step.', examples: [3] }) }, { additionalProperties: false, title: 'CallerWait' }),
+      Type.Object({ hangup: Type.Literal(true, { description: 'The caller hangs up.' }) }, { additionalProperties: false, title: 'CallerHangup' }),
+    ]), {
+      maxItems: 50,
+      description: 'What the caller does, in order. To an AI agent: lines of text, one per turn; after the last the caller hangs up. '
+        + 'To a flow: steps ({"press": "1"}, {"say": "..."}, {"wait": 3}, {"hangup": true}); press and say wait until a gather listens and its prompts end; '
+        + 'after the last step the caller stays on the line until the flow hangs up.',
+      examples: [[{ wait: 1 }, { press: '1' }, { say: 'billing please' }, { hangup: true }]],
     }),
   },
   { additionalProperties: false },

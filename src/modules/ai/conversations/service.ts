@@ -1,6 +1,10 @@
 // Conversations: reading them (GET, lists with filters), starting one when an inbound call
 // reaches a number with an agent, and completing one (ai.conversation.completed, then a
 // durable scoring job). The turn-by-turn running lives in runner.ts.
+import type { InboundFlowCalls } from '../../calls/flows/inbound.ts';
+import type { CallerStep } from '../../../carriers/simulator/caller-script.ts';
+import type { Call } from '../../calls/presenter.ts';
+import { voiceHandlerOf } from '../../numbers/voice-config.ts';
 import { fetchPage } from '../../../platform/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../store/tables.ts';
@@ -11,7 +15,7 @@ import type { EventEmitter } from '../../../events/emit.ts';
 import type { EventType } from '../../../events/catalogue.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import { newId } from '../../../platform/ids.ts';
-import { Problem, notFound } from '../../../platform/problems.ts';
+import { Problem, invalidField, notFound } from '../../../platform/problems.ts';
 import { RING_SECONDS } from '../../../carriers/simulator/magic-numbers.ts';
 import { e164, type CallService } from '../../calls/service.ts';
 import type { NumberService } from '../../numbers/service.ts';
@@ -102,6 +106,7 @@ export class ConversationService {
     private readonly calls: CallService,
     private readonly numbers: NumberService,
     private readonly engineName: ConversationRow['engine'],
+    private readonly inboundFlows: InboundFlowCalls,
   ) {}
 
   private get db() {
@@ -133,7 +138,7 @@ export class ConversationService {
    * (call.ringing), the conversation starts (ai.conversation.started) and the agent answers
    * after the simulator's ring time; every later step is a durable job on the test clock.
    */
-  async startInbound(owner: { accountId: string; mode: Mode; clock: Clock }, input: { from: string; to: string; caller_script: string[] }): Promise<Conversation> {
+  async startInbound(owner: { accountId: string; mode: Mode; clock: Clock }, input: { from: string; to: string; caller_script: Array<string | CallerStep> }): Promise<Conversation | Call> {
     assertSandbox(owner.mode, 'Simulated inbound calls');
     const from = e164('from', input.from);
     const to = e164('to', input.to);
@@ -143,9 +148,12 @@ export class ConversationService {
         errors: [{ field: 'to', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
     }
-    if (!number.agent_id) {
-      throw new Problem('number_has_no_agent', `${to} (${number.id}) has no AI agent: assign one with PATCH /v1/numbers/${number.id} {"agent_id": "agent_..."} or the agent's number_ids.`);
-    }
+    // A number whose calls a flow answers (voice_url, voice_flow, or nothing configured) gets a flow call.
+    if (voiceHandlerOf(number).kind !== 'agent') return this.inboundFlows.start(owner, number, from, callerSteps(input.caller_script));
+    const lines = input.caller_script.map((line, i) => {
+      if (typeof line === 'string') return line;
+      throw invalidField(`caller_script[${i}]`, 'must be a line of text: an AI agent answers this number and hears what the caller says; steps (press, say, wait, hangup) are for numbers answered by a flow.', 'invalid_type');
+    });
     return inTransaction(this.db, async (trx) => {
       const agent = await trx.selectFrom('ai_agents').selectAll().where('id', '=', number.agent_id!).executeTakeFirstOrThrow();
       if (agent.status !== 'active') throw new Problem('agent_paused', `Agent ${agent.id}, which answers ${to}, is ${agent.status}; resume it with PATCH /v1/ai/agents/${agent.id} {"status": "active"}.`);
@@ -166,7 +174,7 @@ export class ConversationService {
         message: null,
         engine: this.engineName,
         fallbacks: '[]',
-        caller_script: JSON.stringify(input.caller_script),
+        caller_script: JSON.stringify(lines),
         script_position: 0,
         pending_transfer: null,
         duration_seconds: null,
@@ -237,4 +245,9 @@ export class ConversationService {
   readAll(db: Kysely<Tables>, id: string): Promise<ConversationRow | undefined> {
     return db.selectFrom('ai_conversations').selectAll().where('id', '=', id).executeTakeFirst();
   }
+}
+
+/** A flow call's caller script: a plain line of text is a `say` step. */
+function callerSteps(script: Array<string | CallerStep>): CallerStep[] {
+  return script.map((step) => (typeof step === 'string' ? { say: step } : step));
 }

@@ -40,9 +40,9 @@ export const CallGatherSchema = Type.Object({
 export const CallFlowFailureSchema = Type.Object({
   object: Type.Literal('call_flow_failure'),
   call_id: Type.String(),
-  cause: Type.Enum(FLOW_FAILURE_CAUSES, { description: 'timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.' }),
+  cause: Type.Enum(FLOW_FAILURE_CAUSES, { description: 'timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it.' }),
   detail: Type.String({ description: 'What went wrong, in a sentence.' }),
-  url: Type.String({ description: 'The flow webhook that failed.' }),
+  url: Type.Union([Type.String(), Type.Null()], { description: 'The flow webhook that failed; null for no_voice_config.' }),
   status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status it answered, if it answered.' }),
   field: Type.Union([Type.String(), Type.Null()], { description: 'invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.' }),
   next: Type.Enum(['fallback', 'apology'], { description: 'fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up.' }),

@@ -1,0 +1,96 @@
+// The sandbox caller of an inbound flow call, acting from a script (POST
+// /v1/sandbox/inbound_calls `caller_script`): `{"press": "12#"}`, `{"say": "billing please"}`,
+// `{"wait": 3}`, `{"hangup": true}`, in order, from the answer. Like a polite caller, a press
+// or say step waits until a gather is listening and its prompts have ended; a wait step
+// passes simulated time; after the last step the caller stays on the line until the flow
+// hangs up. Every step is a durable job on the account's test clock; the script's position is
+// in the simulator's call state, so a restart resumes it and a stale job does nothing.
+import type { Platform } from '../../platform/context.ts';
+import type { Trx } from '../../store/transaction.ts';
+import { inTransaction } from '../../store/transaction.ts';
+import type { CallRow } from '../../modules/calls/tables.ts';
+import type { CallSignals } from '../carrier.ts';
+import type { SimulatedMediaPort } from './media.ts';
+import { readSimState, writeSimState } from './sim-state.ts';
+
+export type CallerStep = { press: string } | { say: string } | { wait: number } | { hangup: true };
+
+export interface CallerScriptState {
+  steps: CallerStep[];
+  /** The next step to take. */
+  pos: number;
+  /** A press or say step waits for the next gather to listen. */
+  waiting: boolean;
+}
+
+export const SCRIPT_JOB = 'simulator.caller_script';
+
+interface ScriptStep {
+  callId: string;
+  pos: number;
+}
+
+export class CallerScripts {
+  constructor(
+    private readonly platform: Platform,
+    private readonly media: SimulatedMediaPort,
+    private readonly signals: () => CallSignals,
+  ) {
+    platform.jobs.register<ScriptStep>(SCRIPT_JOB, (step) => this.run(step));
+  }
+
+  /** Schedules the step at `pos` in `simulatedSeconds` (inside the caller's transaction). */
+  static async schedule(platform: Platform, trx: Trx, call: Pick<CallRow, 'id' | 'mode' | 'account_id'>, pos: number, simulatedSeconds: number): Promise<void> {
+    await platform.jobs.enqueue(trx, SCRIPT_JOB, { callId: call.id, pos } satisfies ScriptStep, {
+      delaySeconds: simulatedSeconds * platform.config.simTimeScale,
+      clockId: call.mode === 'sandbox' ? call.account_id : null,
+    });
+  }
+
+  /** The call was answered: the script starts now. */
+  async start(trx: Trx, call: CallRow): Promise<void> {
+    const state = await readSimState(trx, call.id);
+    if (!state.script || state.script.steps.length === 0) return;
+    await CallerScripts.schedule(this.platform, trx, call, 0, 0);
+  }
+
+  private async run(step: ScriptStep): Promise<void> {
+    await inTransaction(this.platform.database.db, async (trx) => {
+      const signals = this.signals();
+      const call = await signals.lock(trx, step.callId);
+      if (!call || call.status !== 'in_progress') return;
+      let state = await readSimState(trx, call.id);
+      if (!state.script || state.script.pos !== step.pos) return;
+      for (;;) {
+        const script = state.script!;
+        const next = script.steps[script.pos];
+        if (!next) return;
+        if ('wait' in next) {
+          script.pos += 1;
+          await writeSimState(trx, call.id, state);
+          return CallerScripts.schedule(this.platform, trx, call, script.pos, next.wait);
+        }
+        if ('hangup' in next) {
+          script.pos += 1;
+          await writeSimState(trx, call.id, state);
+          const talkSeconds = await this.media.elapsed(trx, call);
+          return signals.ended(trx, call, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: call.direction === 'inbound' ? 'caller' : 'callee', talkSeconds });
+        }
+        const collect = state.op?.collect;
+        const now = await this.media.elapsed(trx, call);
+        if (!collect) {
+          script.waiting = true; // the next gather wakes the script when its prompts end
+          await writeSimState(trx, call.id, state);
+          return;
+        }
+        // A gather listens but still plays its prompts: act when they end.
+        if (now + 1e-6 < collect.promptsEndAt) return CallerScripts.schedule(this.platform, trx, call, script.pos, collect.promptsEndAt - now);
+        script.pos += 1;
+        script.waiting = false;
+        await writeSimState(trx, call.id, state);
+        await this.media.farEnd(trx, call, 'press' in next ? { kind: 'dtmf', digits: next.press } : { kind: 'speech', text: next.say });
+        state = await readSimState(trx, call.id);
+      }
+    });
+  }
+}

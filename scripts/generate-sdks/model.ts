@@ -3,6 +3,7 @@
 // operations, their parameters and bodies, models and enums. Nothing is listed by hand, so
 // a new endpoint or field reaches every SDK on the next `npm run sdks`.
 import { pascal } from './names.ts';
+import { isEventStream } from '../../src/platform/request-collections.ts';
 
 export type TypeRef =
   | { kind: 'string'; format?: string | undefined }
@@ -193,7 +194,8 @@ export function buildModel(doc: Record<string, any>): ApiModel {
   for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method];
-      if (!op) continue;
+      // An event stream (a listen session's) is no request-response call; `switchboard listen` is its client.
+      if (!op || isEventStream(op)) continue;
       const id: string = op.operationId ?? `${method}${pascal(path.replace(/[{}]/g, ''))}`;
       const params: Param[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: any) => {
         const schema = p.schema ?? {};

@@ -613,6 +613,32 @@ func (c *Client) ListEventDeliveriesAutoPaging(ctx context.Context, id string, p
 	})
 }
 
+// CreateWebhookListenSession: Start a listen session (`switchboard listen`): a subscription delivered down an event stream instead of to a URL
+//
+// POST /v1/webhooks/listen
+//
+// Required scope: `webhooks:write`.
+func (c *Client) CreateWebhookListenSession(ctx context.Context, body *CreateWebhookListenSessionRequest, opts ...RequestOption) (*WebhookListenSession, error) {
+	out := new(WebhookListenSession)
+	if err := c.do(ctx, "POST", "/v1/webhooks/listen", nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReportWebhookListenResult: Report what the local receiver answered to one delivery event; it is recorded as that delivery's attempt
+//
+// POST /v1/webhooks/{id}/listen/results
+//
+// Required scope: `webhooks:write`.
+func (c *Client) ReportWebhookListenResult(ctx context.Context, id string, body *ReportWebhookListenResultRequest, opts ...RequestOption) (*ReportWebhookListenResultResponse, error) {
+	out := new(ReportWebhookListenResultResponse)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/webhooks/%s/listen/results", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SearchAvailableNumbersParams holds the query parameters of SearchAvailableNumbers; nil fields are not sent.
 type SearchAvailableNumbersParams struct {
 	// ISO 3166-1 alpha-2; default US.

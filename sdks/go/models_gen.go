@@ -958,6 +958,14 @@ type CreatePortRequestServiceAddress struct {
 	Country    string `json:"country"`
 }
 
+type CreateWebhookListenSessionRequest struct {
+	// The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
+	ForwardTo string `json:"forward_to"`
+	// Default ["*"].
+	Events      []string `json:"events,omitempty"`
+	Description *string  `json:"description,omitempty"`
+}
+
 type CreateWebhookRequest struct {
 	// https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
 	URL string `json:"url"`
@@ -982,6 +990,8 @@ type CreateWebhookResponse struct {
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
+	// http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them. One of: http, listen.
+	Transport string `json:"transport"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -1779,6 +1789,28 @@ type ReplayWebhookDeliveriesResponse struct {
 	HasMore bool `json:"has_more"`
 }
 
+type ReportWebhookListenResultRequest struct {
+	// The `dispatch_id` (and SSE id) of the delivery event.
+	DispatchID string `json:"dispatch_id"`
+	// The local receiver's HTTP status; null when it gave none (connection refused, timeout).
+	StatusCode *int64 `json:"status_code"`
+	LatencyMs  int64  `json:"latency_ms"`
+	// The first 4 KiB of the response body.
+	ResponseExcerpt *string `json:"response_excerpt,omitempty"`
+	// Why there was no status (e.g. "ECONNREFUSED: ...").
+	Error *string `json:"error,omitempty"`
+	// The receiver's Retry-After header, as sent.
+	RetryAfter *string `json:"retry_after,omitempty"`
+}
+
+type ReportWebhookListenResultResponse struct {
+	// One of: webhook_listen_result.
+	Object     string `json:"object"`
+	DispatchID string `json:"dispatch_id"`
+	// The delivery whose attempt this result is; the attempt is recorded on it at once (retry or dead letter included).
+	DeliveryID string `json:"delivery_id"`
+}
+
 type RotateKeyRequest struct {
 	// How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
 	ExpiresInSeconds *int64 `json:"expires_in_seconds,omitempty"`
@@ -1856,6 +1888,8 @@ type RotateWebhookSecretResponse struct {
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
+	// http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them. One of: http, listen.
+	Transport string `json:"transport"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -2096,6 +2130,8 @@ type WebhookEndpoint struct {
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
+	// http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them. One of: http, listen.
+	Transport string `json:"transport"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -2109,6 +2145,26 @@ type WebhookEndpointList struct {
 	HasMore bool              `json:"has_more"`
 	// Pass as starting_after to get the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+type WebhookListenSession struct {
+	// The session is a webhook endpoint (wh_...) with transport "listen": its deliveries, dead letters and DELETE work as for any endpoint.
+	ID string `json:"id"`
+	// One of: webhook_listen_session.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode        string   `json:"mode"`
+	Events      []string `json:"events"`
+	ForwardTo   string   `json:"forward_to"`
+	Description *string  `json:"description"`
+	// The mode's default secret (GET /v1/webhooks/default_secret): it signs the session's deliveries, the same from one session to the next.
+	Secret string `json:"secret"`
+	// GET it with Accept: text/event-stream to receive the deliveries.
+	StreamURL string `json:"stream_url"`
+	// POST each delivery's result there.
+	ResultsURL string `json:"results_url"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
 }
 
 type WebhookTest struct {

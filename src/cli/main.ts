@@ -5,6 +5,7 @@ import { accountsCommand, ACCOUNTS_USAGE } from './accounts.ts';
 import { keysCommand, KEYS_USAGE } from './keys.ts';
 import { numbersCommand, NUMBERS_USAGE } from './numbers.ts';
 import { carriersCommand, CARRIERS_USAGE } from './carriers.ts';
+import { listenCommand, ListenError, LISTEN_USAGE } from './listen.ts';
 import { CarriersFileError } from '../carriers/config/load.ts';
 import { Problem } from '../platform/problems.ts';
 
@@ -13,7 +14,8 @@ switchboard serve [--host H] [--port P] [--data-dir D]     (DATABASE_URL=postgre
 ${ACCOUNTS_USAGE}
 ${KEYS_USAGE}
 ${NUMBERS_USAGE}
-${CARRIERS_USAGE}`;
+${CARRIERS_USAGE}
+${LISTEN_USAGE}`;
 
 const out = (s: string): void => {
   process.stdout.write(s);
@@ -40,6 +42,9 @@ async function main(argv: string[]): Promise<void> {
       return numbersCommand(rest, out);
     case 'carriers':
       return carriersCommand(rest, out);
+    case 'listen':
+      await listenCommand(rest, out);
+      return process.exit(0); // pooled keep-alive connections would hold the process a few seconds more
     case undefined:
     case 'help':
     case '--help':
@@ -54,7 +59,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     process.exit(2);
   }
-  if (err instanceof Problem || err instanceof CarriersFileError) {
+  if (err instanceof Problem || err instanceof CarriersFileError || err instanceof ListenError) {
     process.stderr.write(`switchboard: ${err.message}\n`);
     process.exit(1);
   }

@@ -69,12 +69,20 @@ export function exampleFor(doc: Doc, raw: any, depth = 0): unknown {
   }
 }
 
+/**
+ * A server-sent-events stream (a listen session's) never ends, so it is no request for a
+ * collection (or an SDK call): `switchboard listen` is its client.
+ */
+export function isEventStream(op: any): boolean {
+  return Boolean(op.responses?.['200']?.content?.['text/event-stream']);
+}
+
 function collect(doc: Doc): CollectedOperation[] {
   const out: CollectedOperation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method];
-      if (!op) continue;
+      if (!op || isEventStream(op)) continue;
       const params: any[] = [...(item.parameters ?? []), ...(op.parameters ?? [])];
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       const body = bodySchema ? exampleFor(doc, bodySchema) : undefined;

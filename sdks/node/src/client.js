@@ -281,6 +281,28 @@ export class Switchboard {
   }
 
   /**
+   * Start a listen session (`switchboard listen`): a subscription delivered down an event stream instead of to a URL
+   *
+   * `POST /v1/webhooks/listen`
+   *
+   * Required scope: `webhooks:write`.
+   */
+  createWebhookListenSession(body, options) {
+    return this.send({ method: 'POST', path: `/v1/webhooks/listen`, body }, options);
+  }
+
+  /**
+   * Report what the local receiver answered to one delivery event; it is recorded as that delivery's attempt
+   *
+   * `POST /v1/webhooks/{id}/listen/results`
+   *
+   * Required scope: `webhooks:write`.
+   */
+  reportWebhookListenResult(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/webhooks/${encodeURIComponent(id)}/listen/results`, body }, options);
+  }
+
+  /**
    * Search numbers that can be provisioned
    *
    * `GET /v1/numbers/available`

@@ -1225,6 +1225,18 @@ export interface CreatePortRequestServiceAddress {
   country: string;
 }
 
+export interface CreateWebhookListenSessionRequest {
+  /**
+   * The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
+   */
+  forward_to: string;
+  /**
+   * Default ["*"].
+   */
+  events?: Array<string>;
+  description?: string | null;
+}
+
 export interface CreateWebhookRequest {
   /**
    * https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
@@ -1257,6 +1269,10 @@ export interface CreateWebhookResponse {
    * RFC 3339 UTC timestamp.
    */
   previous_secret_expires_at: string | null;
+  /**
+   * http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them.
+   */
+  transport: "http" | "listen";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -2288,6 +2304,39 @@ export interface ReplayWebhookDeliveriesResponse {
   has_more: boolean;
 }
 
+export interface ReportWebhookListenResultRequest {
+  /**
+   * The `dispatch_id` (and SSE id) of the delivery event.
+   */
+  dispatch_id: string;
+  /**
+   * The local receiver's HTTP status; null when it gave none (connection refused, timeout).
+   */
+  status_code: number | null;
+  latency_ms: number;
+  /**
+   * The first 4 KiB of the response body.
+   */
+  response_excerpt?: string | null;
+  /**
+   * Why there was no status (e.g. "ECONNREFUSED: ...").
+   */
+  error?: string | null;
+  /**
+   * The receiver's Retry-After header, as sent.
+   */
+  retry_after?: string | null;
+}
+
+export interface ReportWebhookListenResultResponse {
+  object: "webhook_listen_result";
+  dispatch_id: string;
+  /**
+   * The delivery whose attempt this result is; the attempt is recorded on it at once (retry or dead letter included).
+   */
+  delivery_id: string;
+}
+
 export interface RotateKeyRequest {
   /**
    * How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
@@ -2390,6 +2439,10 @@ export interface RotateWebhookSecretResponse {
    * RFC 3339 UTC timestamp.
    */
   previous_secret_expires_at: string | null;
+  /**
+   * http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them.
+   */
+  transport: "http" | "listen";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -2744,6 +2797,10 @@ export interface WebhookEndpoint {
    */
   previous_secret_expires_at: string | null;
   /**
+   * http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them.
+   */
+  transport: "http" | "listen";
+  /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
@@ -2761,6 +2818,34 @@ export interface WebhookEndpointList {
    * Pass as starting_after to get the next page; null on the last page.
    */
   next_cursor: string | null;
+}
+
+export interface WebhookListenSession {
+  /**
+   * The session is a webhook endpoint (wh_...) with transport "listen": its deliveries, dead letters and DELETE work as for any endpoint.
+   */
+  id: string;
+  object: "webhook_listen_session";
+  mode: "sandbox" | "live";
+  events: Array<string>;
+  forward_to: string;
+  description: string | null;
+  /**
+   * The mode's default secret (GET /v1/webhooks/default_secret): it signs the session's deliveries, the same from one session to the next.
+   */
+  secret: string;
+  /**
+   * GET it with Accept: text/event-stream to receive the deliveries.
+   */
+  stream_url: string;
+  /**
+   * POST each delivery's result there.
+   */
+  results_url: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
 }
 
 export interface WebhookTest {

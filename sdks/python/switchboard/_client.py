@@ -227,6 +227,24 @@ class Switchboard(BaseClient):
         """
         return self._page("GET", f"/v1/events/{_path(id)}/deliveries", {"limit": limit, "starting_after": starting_after}, ("model", "WebhookDelivery"), request_options)
 
+    def create_webhook_listen_session(self, *, forward_to: str, events: Union[List[str], NotGiven] = NOT_GIVEN, description: Union[Optional[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> WebhookListenSession:
+        """Start a listen session (`switchboard listen`): a subscription delivered down an event stream instead of to a URL
+
+        ``POST /v1/webhooks/listen``
+
+        Required scope: `webhooks:write`.
+        """
+        return self._request("POST", f"/v1/webhooks/listen", None, {"forward_to": forward_to, "events": events, "description": description}, ("model", "WebhookListenSession"), request_options)
+
+    def report_webhook_listen_result(self, id: str, *, dispatch_id: str, status_code: Optional[int], latency_ms: int, response_excerpt: Union[Optional[str], NotGiven] = NOT_GIVEN, error: Union[Optional[str], NotGiven] = NOT_GIVEN, retry_after: Union[Optional[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> ReportWebhookListenResultResponse:
+        """Report what the local receiver answered to one delivery event; it is recorded as that delivery's attempt
+
+        ``POST /v1/webhooks/{id}/listen/results``
+
+        Required scope: `webhooks:write`.
+        """
+        return self._request("POST", f"/v1/webhooks/{_path(id)}/listen/results", None, {"dispatch_id": dispatch_id, "status_code": status_code, "latency_ms": latency_ms, "response_excerpt": response_excerpt, "error": error, "retry_after": retry_after}, ("model", "ReportWebhookListenResultResponse"), request_options)
+
     def search_available_numbers(self, *, country: Union[str, NotGiven] = NOT_GIVEN, area_code: Union[str, NotGiven] = NOT_GIVEN, contains: Union[str, NotGiven] = NOT_GIVEN, type: Union[Literal["local", "mobile", "toll_free"], NotGiven] = NOT_GIVEN, limit: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> AvailableNumberList:
         """Search numbers that can be provisioned
 

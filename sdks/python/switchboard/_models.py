@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -626,7 +626,7 @@ class CallFailedEventData(Model):
 class CallFlow(Model):
     object: Literal["call_flow"]
     call_id: str
-    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not a
+    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none.
     position: Optional[int]  # Index of the verb running or next to run; null without a flow.
     log: List["CallFlowLogItem"]  # Every verb run so far, oldest first.
 
@@ -640,63 +640,12 @@ class CallFlow(Model):
 
 
 @dataclass
-class CallFlowFailedEvent(Model):
-    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-    type: Literal["call.flow.failed"]
-    created_at: str
-    mode: Literal["sandbox", "live"]
-    sequence: int  # Per-resource order of events: 1, 2, 3, ...
-    data: "CallFlowFailedEventData"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("type", "type", None),
-        ("created_at", "created_at", None),
-        ("mode", "mode", None),
-        ("sequence", "sequence", None),
-        ("data", "data", ("model", "CallFlowFailedEventData")),
-    )
-
-
-@dataclass
-class CallFlowFailedEventData(Model):
-    object: "CallFlowFailure"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", ("model", "CallFlowFailure")),
-    )
-
-
-@dataclass
-class CallFlowFailure(Model):
-    object: Literal["call_flow_failure"]
-    call_id: str
-    cause: Literal["timeout", "unreachable", "http_status", "invalid_json", "invalid_flow", "empty_flow", "redirect_loop", "no_voice_config"]  # timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; 
-    detail: str  # What went wrong, in a sentence.
-    url: Optional[str]  # The flow webhook that failed; null for no_voice_config.
-    status_code: Optional[int]  # The HTTP status it answered, if it answered.
-    field: Optional[str]  # invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
-    next: Literal["fallback", "apology"]  # fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", None),
-        ("call_id", "call_id", None),
-        ("cause", "cause", None),
-        ("detail", "detail", None),
-        ("url", "url", None),
-        ("status_code", "status_code", None),
-        ("field", "field", None),
-        ("next", "next", None),
-    )
-
-
-@dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "pause", "gather", "redirect", "hangup"]
+    verb: Literal["say", "pause", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
-    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
+    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("index", "index", None),
@@ -704,83 +653,6 @@ class CallFlowLogItem(Model):
         ("started_at", "started_at", None),
         ("ended_at", "ended_at", None),
         ("result", "result", ("map", None)),
-    )
-
-
-@dataclass
-class CallGather(Model):
-    object: Literal["call_gather"]
-    call_id: str
-    index: int  # Position of the gather verb in the flow.
-    digits: str  # Keys pressed, without the finish key; "" when none.
-    speech: Optional[str]  # The words said, when speech was gathered (the sandbox hears the exact text).
-    confidence: Optional[float]  # Recogniser confidence for speech (1 in the sandbox).
-    reason: Literal["finish_key", "num_digits", "timeout", "speech", "interrupted", "hangup"]  # What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", None),
-        ("call_id", "call_id", None),
-        ("index", "index", None),
-        ("digits", "digits", None),
-        ("speech", "speech", None),
-        ("confidence", "confidence", None),
-        ("reason", "reason", None),
-    )
-
-
-@dataclass
-class CallGatherCompletedEvent(Model):
-    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-    type: Literal["call.gather.completed"]
-    created_at: str
-    mode: Literal["sandbox", "live"]
-    sequence: int  # Per-resource order of events: 1, 2, 3, ...
-    data: "CallGatherCompletedEventData"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("type", "type", None),
-        ("created_at", "created_at", None),
-        ("mode", "mode", None),
-        ("sequence", "sequence", None),
-        ("data", "data", ("model", "CallGatherCompletedEventData")),
-    )
-
-
-@dataclass
-class CallGatherCompletedEventData(Model):
-    object: "CallGather"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", ("model", "CallGather")),
-    )
-
-
-@dataclass
-class CallInboundEvent(Model):
-    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
-    type: Literal["call.inbound"]
-    created_at: str
-    mode: Literal["sandbox", "live"]
-    sequence: int  # Per-resource order of events: 1, 2, 3, ...
-    data: "CallInboundEventData"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("id", "id", None),
-        ("type", "type", None),
-        ("created_at", "created_at", None),
-        ("mode", "mode", None),
-        ("sequence", "sequence", None),
-        ("data", "data", ("model", "CallInboundEventData")),
-    )
-
-
-@dataclass
-class CallInboundEventData(Model):
-    object: "Call"
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("object", "object", ("model", "Call")),
     )
 
 
@@ -1375,8 +1247,6 @@ class CreateCallRequest(Model):
     time_limit: Optional[int] = None  # Seconds of talk after which the call is hung up (time_limit_reached).
     metadata: Optional[Dict[str, str]] = None  # Up to 20 string key-value pairs for your own use.
     flow: Optional[List[Any]] = None  # A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated be
-    answer_url: Optional[str] = None  # When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs 
-    answer_fallback_url: Optional[str] = None  # Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the ca
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("from_", "from", None),
@@ -1387,8 +1257,6 @@ class CreateCallRequest(Model):
         ("time_limit", "time_limit", None),
         ("metadata", "metadata", ("map", None)),
         ("flow", "flow", ("list", None)),
-        ("answer_url", "answer_url", None),
-        ("answer_fallback_url", "answer_fallback_url", None),
     )
 
 
@@ -1484,6 +1352,19 @@ class CreatePortRequestServiceAddress(Model):
 
 
 @dataclass
+class CreateWebhookListenSessionRequest(Model):
+    forward_to: str  # The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
+    events: Optional[List[str]] = None  # Default ["*"].
+    description: Optional[Optional[str]] = None
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("forward_to", "forward_to", None),
+        ("events", "events", ("list", None)),
+        ("description", "description", None),
+    )
+
+
+@dataclass
 class CreateWebhookRequest(Model):
     url: str  # https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
     events: Optional[List[str]] = None  # Default ["*"].
@@ -1509,6 +1390,7 @@ class CreateWebhookResponse(Model):
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
+    transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
     secret: str  # The whsec_... signing secret. Shown only in this response: store it now.
@@ -1523,6 +1405,7 @@ class CreateWebhookResponse(Model):
         ("enabled", "enabled", None),
         ("disabled_reason", "disabled_reason", None),
         ("previous_secret_expires_at", "previous_secret_expires_at", None),
+        ("transport", "transport", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
         ("secret", "secret", None),
@@ -1732,7 +1615,6 @@ class Message(Model):
     media_urls: List[str]
     template: Optional["MessageTemplate"]  # An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
     status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"]
-    status_reason: Optional[str]  # Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Wai
     encoding: Literal["gsm7", "ucs2"]  # gsm7 unless one character is outside GSM 03.38, then ucs2.
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
     error_code: Optional[str]
@@ -1761,7 +1643,6 @@ class Message(Model):
         ("media_urls", "media_urls", ("list", None)),
         ("template", "template", ("model", "MessageTemplate")),
         ("status", "status", None),
-        ("status_reason", "status_reason", None),
         ("encoding", "encoding", None),
         ("segments", "segments", None),
         ("error_code", "error_code", None),
@@ -2047,9 +1928,6 @@ class Number(Model):
     friendly_name: Optional[str]
     webhook_url: Optional[str]  # Default webhook_url of messages sent from or received by this number.
     agent_id: Optional[str]  # The AI agent that answers this number, if any.
-    voice_url: Optional[str]  # Inbound calls: Switchboard POSTs the call here (signed) and runs the flow of the answer (docs/voice-
-    voice_fallback_url: Optional[str]  # Asked once when a flow webhook of an inbound call fails; then an apology and hang-up.
-    voice_flow: Optional[List[Dict[str, Any]]]  # Inbound calls run this stored flow (a Flow, defaults filled in) when there is no voice_url.
     voice_trunk: Optional[str]  # Live numbers: the SIP trunk (by its name in the operator's carriers file) that carries this number's
     messaging_carrier: Optional[str]  # Live numbers: the messaging link (SMPP bind, WhatsApp number, HTTP provider; by its name in the carr
     mode: Literal["sandbox", "live"]
@@ -2071,9 +1949,6 @@ class Number(Model):
         ("friendly_name", "friendly_name", None),
         ("webhook_url", "webhook_url", None),
         ("agent_id", "agent_id", None),
-        ("voice_url", "voice_url", None),
-        ("voice_fallback_url", "voice_fallback_url", None),
-        ("voice_flow", "voice_flow", ("list", ("map", None))),
         ("voice_trunk", "voice_trunk", None),
         ("messaging_carrier", "messaging_carrier", None),
         ("mode", "mode", None),
@@ -2500,15 +2375,6 @@ class PortServiceAddress(Model):
 
 
 @dataclass
-class PressKeysOnSandboxCallRequest(Model):
-    digits: str  # Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("digits", "digits", None),
-    )
-
-
-@dataclass
 class Problem(Model):
     """RFC 9457 problem details."""
     type: str
@@ -2748,6 +2614,38 @@ class ReplayWebhookDeliveriesResponse(Model):
 
 
 @dataclass
+class ReportWebhookListenResultRequest(Model):
+    dispatch_id: str  # The `dispatch_id` (and SSE id) of the delivery event.
+    status_code: Optional[int]  # The local receiver's HTTP status; null when it gave none (connection refused, timeout).
+    latency_ms: int
+    response_excerpt: Optional[Optional[str]] = None  # The first 4 KiB of the response body.
+    error: Optional[Optional[str]] = None  # Why there was no status (e.g. "ECONNREFUSED: ...").
+    retry_after: Optional[Optional[str]] = None  # The receiver's Retry-After header, as sent.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("dispatch_id", "dispatch_id", None),
+        ("status_code", "status_code", None),
+        ("latency_ms", "latency_ms", None),
+        ("response_excerpt", "response_excerpt", None),
+        ("error", "error", None),
+        ("retry_after", "retry_after", None),
+    )
+
+
+@dataclass
+class ReportWebhookListenResultResponse(Model):
+    object: Literal["webhook_listen_result"]
+    dispatch_id: str
+    delivery_id: str  # The delivery whose attempt this result is; the attempt is recorded on it at once (retry or dead lett
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("dispatch_id", "dispatch_id", None),
+        ("delivery_id", "delivery_id", None),
+    )
+
+
+@dataclass
 class RotateKeyRequest(Model):
     expires_in_seconds: Optional[int] = None  # How long the old key keeps working; default 86400 (24 h); 0 ends it at once.
 
@@ -2852,6 +2750,7 @@ class RotateWebhookSecretResponse(Model):
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
+    transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
     secret: str  # The whsec_... signing secret. Shown only in this response: store it now.
@@ -2866,6 +2765,7 @@ class RotateWebhookSecretResponse(Model):
         ("enabled", "enabled", None),
         ("disabled_reason", "disabled_reason", None),
         ("previous_secret_expires_at", "previous_secret_expires_at", None),
+        ("transport", "transport", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
         ("secret", "secret", None),
@@ -2942,8 +2842,8 @@ class SendSmsFromNumberRequest(Model):
 @dataclass
 class SimulateInboundCallRequest(Model):
     from_: str  # The simulated caller, E.164.
-    to: str  # An active voice number of the account: answered by its AI agent, or by its flow (voice_url, voice_fl
-    caller_script: List[Any]  # What the caller does, in order. To an AI agent: lines of text, one per turn; after the last the call
+    to: str  # An active voice number of the account with an AI agent assigned.
+    caller_script: List[str]  # What the caller says, in order, one line per turn; after the last line the caller hangs up.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("from_", "from", None),
@@ -2966,15 +2866,6 @@ class SimulateInboundMessageRequest(Model):
         ("body", "body", None),
         ("channel", "channel", None),
         ("media_urls", "media_urls", ("list", None)),
-    )
-
-
-@dataclass
-class SpeakOnSandboxCallRequest(Model):
-    text: str  # What the other party says; a gather listening for speech hears exactly this text.
-
-    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
-        ("text", "text", None),
     )
 
 
@@ -3059,17 +2950,11 @@ class UpdateNumberRequest(Model):
     friendly_name: Optional[Optional[str]] = None
     webhook_url: Optional[Optional[str]] = None  # An http(s) URL that receives this resource's events, signed with the account's default secret.
     agent_id: Optional[Optional[str]] = None
-    voice_url: Optional[Optional[str]] = None  # An http(s) URL that receives this resource's events, signed with the account's default secret.
-    voice_fallback_url: Optional[Optional[str]] = None  # An http(s) URL that receives this resource's events, signed with the account's default secret.
-    voice_flow: Optional[Optional[List[Any]]] = None  # A flow (the Flow schema), validated with the JSON path of each error.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("friendly_name", "friendly_name", None),
         ("webhook_url", "webhook_url", None),
         ("agent_id", "agent_id", None),
-        ("voice_url", "voice_url", None),
-        ("voice_fallback_url", "voice_fallback_url", None),
-        ("voice_flow", "voice_flow", ("list", None)),
     )
 
 
@@ -3216,6 +3101,7 @@ class WebhookEndpoint(Model):
     enabled: bool
     disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
+    transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.
     updated_at: str  # RFC 3339 UTC timestamp.
 
@@ -3229,6 +3115,7 @@ class WebhookEndpoint(Model):
         ("enabled", "enabled", None),
         ("disabled_reason", "disabled_reason", None),
         ("previous_secret_expires_at", "previous_secret_expires_at", None),
+        ("transport", "transport", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
     )
@@ -3246,6 +3133,33 @@ class WebhookEndpointList(Model):
         ("data", "data", ("list", ("model", "WebhookEndpoint"))),
         ("has_more", "has_more", None),
         ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class WebhookListenSession(Model):
+    id: str  # The session is a webhook endpoint (wh_...) with transport "listen": its deliveries, dead letters and
+    object: Literal["webhook_listen_session"]
+    mode: Literal["sandbox", "live"]
+    events: List[str]
+    forward_to: str
+    description: Optional[str]
+    secret: str  # The mode's default secret (GET /v1/webhooks/default_secret): it signs the session's deliveries, the 
+    stream_url: str  # GET it with Accept: text/event-stream to receive the deliveries.
+    results_url: str  # POST each delivery's result there.
+    created_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("events", "events", ("list", None)),
+        ("forward_to", "forward_to", None),
+        ("description", "description", None),
+        ("secret", "secret", None),
+        ("stream_url", "stream_url", None),
+        ("results_url", "results_url", None),
+        ("created_at", "created_at", None),
     )
 
 
@@ -3292,7 +3206,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3334,15 +3248,7 @@ register_models({
     "CallFailedEvent": CallFailedEvent,
     "CallFailedEventData": CallFailedEventData,
     "CallFlow": CallFlow,
-    "CallFlowFailedEvent": CallFlowFailedEvent,
-    "CallFlowFailedEventData": CallFlowFailedEventData,
-    "CallFlowFailure": CallFlowFailure,
     "CallFlowLogItem": CallFlowLogItem,
-    "CallGather": CallGather,
-    "CallGatherCompletedEvent": CallGatherCompletedEvent,
-    "CallGatherCompletedEventData": CallGatherCompletedEventData,
-    "CallInboundEvent": CallInboundEvent,
-    "CallInboundEventData": CallInboundEventData,
     "CallList": CallList,
     "CallNoAnswerEvent": CallNoAnswerEvent,
     "CallNoAnswerEventData": CallNoAnswerEventData,
@@ -3386,6 +3292,7 @@ register_models({
     "CreateKeyResponse": CreateKeyResponse,
     "CreatePortRequest": CreatePortRequest,
     "CreatePortRequestServiceAddress": CreatePortRequestServiceAddress,
+    "CreateWebhookListenSessionRequest": CreateWebhookListenSessionRequest,
     "CreateWebhookRequest": CreateWebhookRequest,
     "CreateWebhookResponse": CreateWebhookResponse,
     "DeleteWebhookResponse": DeleteWebhookResponse,
@@ -3446,7 +3353,6 @@ register_models({
     "PortPhoneNumbersItem": PortPhoneNumbersItem,
     "PortPhoneNumbersItemTemporaryNumber": PortPhoneNumbersItemTemporaryNumber,
     "PortServiceAddress": PortServiceAddress,
-    "PressKeysOnSandboxCallRequest": PressKeysOnSandboxCallRequest,
     "Problem": Problem,
     "ProblemErrorsItem": ProblemErrorsItem,
     "ProvisionNumberRequest": ProvisionNumberRequest,
@@ -3462,6 +3368,8 @@ register_models({
     "RedactRecordingRequest": RedactRecordingRequest,
     "ReplayWebhookDeliveriesRequest": ReplayWebhookDeliveriesRequest,
     "ReplayWebhookDeliveriesResponse": ReplayWebhookDeliveriesResponse,
+    "ReportWebhookListenResultRequest": ReportWebhookListenResultRequest,
+    "ReportWebhookListenResultResponse": ReportWebhookListenResultResponse,
     "RotateKeyRequest": RotateKeyRequest,
     "RotateKeyResponse": RotateKeyResponse,
     "RotateKeyResponseKey": RotateKeyResponseKey,
@@ -3475,7 +3383,6 @@ register_models({
     "SendSmsFromNumberRequest": SendSmsFromNumberRequest,
     "SimulateInboundCallRequest": SimulateInboundCallRequest,
     "SimulateInboundMessageRequest": SimulateInboundMessageRequest,
-    "SpeakOnSandboxCallRequest": SpeakOnSandboxCallRequest,
     "StartCallRecordingRequest": StartCallRecordingRequest,
     "TransferCallRequest": TransferCallRequest,
     "UpdateAgentRequest": UpdateAgentRequest,
@@ -3490,6 +3397,7 @@ register_models({
     "WebhookDeliveryList": WebhookDeliveryList,
     "WebhookEndpoint": WebhookEndpoint,
     "WebhookEndpointList": WebhookEndpointList,
+    "WebhookListenSession": WebhookListenSession,
     "WebhookTest": WebhookTest,
     "WebhookTestEvent": WebhookTestEvent,
     "WebhookTestEventData": WebhookTestEventData,

@@ -12,6 +12,10 @@ import { WebhookService } from './service.ts';
 import { createFanOut, DELIVER_JOB } from './fan-out.ts';
 import { WebhookDeliverySchema, WebhookEndpointSchema, WebhookTestSchema } from './schema.ts';
 import { webhookRoutes } from './routes.ts';
+import { ListenHub } from './listen-hub.ts';
+import { ListenService } from './listen.ts';
+import { listenRoutes } from './listen-routes.ts';
+import { ListenSessionSchema } from './listen-schema.ts';
 
 export const webhooksModule: SwitchboardModule = {
   name: 'webhooks',
@@ -20,7 +24,8 @@ export const webhooksModule: SwitchboardModule = {
     const box = SecretBox.fromConfig(config);
     const defaults = new DefaultSecrets(database.db, box, clock);
     const sender = new WebhookSender(config);
-    const worker = new DeliveryWorker({ db: database.db, jobs, clock, box, defaults, sender, config });
+    const listen = new ListenHub(config.webhookTimeoutMs);
+    const worker = new DeliveryWorker({ db: database.db, jobs, clock, box, defaults, sender, listen, config });
     const deliveries = new DeliveryService(database.db, jobs, clock);
     services.webhooks = new WebhookService(database.db, { box, defaults, events, clock, config }, deliveries);
 
@@ -32,7 +37,16 @@ export const webhooksModule: SwitchboardModule = {
     app.addSchema(WebhookEndpointSchema);
     app.addSchema(WebhookDeliverySchema);
     app.addSchema(WebhookTestSchema);
+    app.addSchema(ListenSessionSchema);
     webhookRoutes(app, services.webhooks, new EventService(database.db));
+    listenRoutes(app, new ListenService(database.db, { box, defaults, clock }), listen);
+
+    // Open event streams would keep the server from closing: end them first (their waiting
+    // attempts fail and are retried after the restart).
+    app.addHook('preClose', (done) => {
+      listen.close();
+      done();
+    });
 
     // Let in-flight deliveries finish (the queue stops after the HTTP server closes), then
     // close the pooled connections.

@@ -16,7 +16,7 @@ import { assertWebhookUrlAllowed, type UrlPolicyConfig } from './url-policy.ts';
 import { normaliseEventPatterns } from './matching.ts';
 import type { DefaultSecrets } from './default-secrets.ts';
 import type { DeliveryService } from './deliveries.ts';
-import type { WebhookEndpointRow } from './tables.ts';
+import type { WebhookEndpointRow, WebhookTransport } from './tables.ts';
 
 export const DEFAULT_SECRET_GRACE_SECONDS = 24 * 60 * 60;
 
@@ -30,6 +30,7 @@ export interface WebhookEndpoint {
   enabled: boolean;
   disabled_reason: string | null;
   previous_secret_expires_at: string | null;
+  transport: WebhookTransport;
   created_at: string;
   updated_at: string;
 }
@@ -45,6 +46,7 @@ export function presentEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     enabled: row.enabled === 1,
     disabled_reason: row.disabled_reason,
     previous_secret_expires_at: row.previous_secret_expires_at,
+    transport: row.transport,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -94,6 +96,8 @@ export class WebhookService {
       secret_ciphertext: this.deps.box.seal(secret),
       previous_secret_ciphertext: null,
       previous_secret_expires_at: null,
+      transport: 'http',
+      listener_seen_at: null,
       created_at: now,
       updated_at: now,
     };

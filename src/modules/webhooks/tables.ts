@@ -18,9 +18,15 @@ export interface WebhookEndpointRow {
   /** The secret replaced by the last rotation, still signing until previous_secret_expires_at. */
   previous_secret_ciphertext: string | null;
   previous_secret_expires_at: string | null;
+  /** `http`: POSTed to url; `listen`: a listen session, sent down its event stream (listen.ts). */
+  transport: WebhookTransport;
+  /** Listen sessions: when a listener last connected or disconnected. */
+  listener_seen_at: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type WebhookTransport = 'http' | 'listen';
 
 export interface WebhookDefaultSecretRow {
   account_id: string;

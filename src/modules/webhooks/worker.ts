@@ -22,8 +22,14 @@ import { assertTransition } from './states.ts';
 import { KeyedSerializer } from './ordering.ts';
 import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
 import type { DeliveryStatus, WebhookDeliveryRow } from './tables.ts';
+import { NO_LISTENER, type ListenHub } from './listen-hub.ts';
+
+/** A listen session nobody has listened to for this long is disabled at its next delivery. */
+export const LISTEN_IDLE_SECONDS = 3600;
 
 class StaleAttempt extends Error {}
+
+const idleSince = (iso: string, now: Date): number => (now.getTime() - Date.parse(iso)) / 1000;
 
 export interface WorkerDeps {
   db: Kysely<Tables>;
@@ -32,6 +38,7 @@ export interface WorkerDeps {
   box: SecretBox;
   defaults: DefaultSecrets;
   sender: WebhookSender;
+  listen: ListenHub;
   config: UrlPolicyConfig & { webhookRetrySchedule: number[] };
 }
 
@@ -52,6 +59,7 @@ export class DeliveryWorker {
         'e.account_id as e_account_id', 'e.resource_type as e_resource_type',
         'w.id as w_id', 'w.url as w_url', 'w.enabled as w_enabled', 'w.secret_ciphertext as w_secret',
         'w.previous_secret_ciphertext as w_previous', 'w.previous_secret_expires_at as w_previous_expires_at',
+        'w.transport as w_transport', 'w.listener_seen_at as w_listener_seen_at',
       ])
       .where('d.id', '=', id)
       .executeTakeFirst();
@@ -65,16 +73,20 @@ export class DeliveryWorker {
     if (row.webhook_id !== null && row.w_id === null) return this.stop(row, 'the webhook endpoint was deleted');
     if (row.webhook_id !== null && row.w_enabled !== 1) return this.stop(row, 'the webhook endpoint is disabled');
 
-    const target = row.w_url ?? row.url;
-    let url: URL;
-    try {
-      url = checkUrlShape(target, row.mode, this.deps.config);
-    } catch (err) {
-      if (!(err instanceof UrlNotAllowed)) throw err;
-      return this.record(row, { statusCode: null, latencyMs: 0, excerpt: null, error: `webhook URL not allowed: ${err.message}`, retryAfterSeconds: null }, { kind: 'gone' }, false, now);
+    // A listen session is delivered down its event stream (listen-hub.ts), signed with the
+    // mode's default secret so a developer's receiver keeps one secret across sessions.
+    const listen = row.w_transport === 'listen';
+    let url: URL | null = null;
+    if (!listen) {
+      try {
+        url = checkUrlShape(row.w_url ?? row.url, row.mode, this.deps.config);
+      } catch (err) {
+        if (!(err instanceof UrlNotAllowed)) throw err;
+        return this.record(row, { statusCode: null, latencyMs: 0, excerpt: null, error: `webhook URL not allowed: ${err.message}`, retryAfterSeconds: null }, { kind: 'gone' }, false, now);
+      }
     }
 
-    const secrets = row.w_id !== null
+    const secrets = row.w_id !== null && !listen
       ? activeSecrets(this.deps.box, { secret_ciphertext: row.w_secret!, previous_secret_ciphertext: row.w_previous, previous_secret_expires_at: row.w_previous_expires_at }, now.toISOString())
       : activeSecrets(this.deps.box, await this.deps.defaults.ensure(row.account_id, row.mode), now.toISOString());
 
@@ -83,7 +95,17 @@ export class DeliveryWorker {
       resource_id: row.resource_id, sequence: row.e_sequence, data: row.e_data, created_at: row.e_created_at,
     }));
     const headers = webhookHeaders(row.event_id, Math.floor(now.getTime() / 1000), body, secrets);
-    const result = await this.deps.sender.send(url, row.mode as Mode, headers, body, () => this.deps.clock.now().getTime());
+    const result = url
+      ? await this.deps.sender.send(url, row.mode as Mode, headers, body, () => this.deps.clock.now().getTime())
+      : await this.deps.listen.send({
+        webhookId: row.w_id!, deliveryId: row.id, eventId: row.event_id, eventType: row.e_type, attempt: row.attempt_count + 1, headers, body,
+      });
+    if (listen && result.error === NO_LISTENER && idleSince(row.w_listener_seen_at ?? row.created_at, now) > LISTEN_IDLE_SECONDS) {
+      await this.record(row, result, { kind: 'gone' }, false, now);
+      await this.deps.db.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: 'listener_gone', updated_at: now.toISOString() })
+        .where('id', '=', row.w_id!).execute();
+      return;
+    }
     const outcome = decide({
       statusCode: result.statusCode,
       retryAfterSeconds: result.retryAfterSeconds,

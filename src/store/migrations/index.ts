@@ -13,6 +13,7 @@ import * as callFlows from './0014_call_flows.ts';
 import * as messageStatusReason from './0015_message_status_reason.ts';
 import * as carrierInboundSeen from './0016_carrier_inbound_seen.ts';
 import * as numberVoice from './0017_number_voice.ts';
+import * as webhookListen from './0018_webhook_listen.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0015_message_status_reason': messageStatusReason,
   '0016_carrier_inbound_seen': carrierInboundSeen,
   '0017_number_voice': numberVoice,
+  '0018_webhook_listen': webhookListen,
 };

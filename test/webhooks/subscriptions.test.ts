@@ -26,7 +26,7 @@ describe('webhook subscriptions', () => {
       { ...created.body, id: undefined, secret: undefined, created_at: undefined, updated_at: undefined },
       { id: undefined, secret: undefined, created_at: undefined, updated_at: undefined, object: 'webhook_endpoint', mode: 'sandbox',
         url: 'http://localhost:4242/hooks', description: 'dev', events: ['call.completed', 'message.*'], enabled: true,
-        disabled_reason: null, previous_secret_expires_at: null },
+        disabled_reason: null, previous_secret_expires_at: null, transport: 'http' },
     );
     const id = created.body.id;
     const got = await sandbox().get(`/v1/webhooks/${id}`);

@@ -986,7 +986,7 @@ type CreateWebhookResponse struct {
 	// Subscribed event types; ["*"] for all.
 	Events  []string `json:"events"`
 	Enabled bool     `json:"enabled"`
-	// "gone" when disabled after the receiver answered 410.
+	// "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
@@ -1884,7 +1884,7 @@ type RotateWebhookSecretResponse struct {
 	// Subscribed event types; ["*"] for all.
 	Events  []string `json:"events"`
 	Enabled bool     `json:"enabled"`
-	// "gone" when disabled after the receiver answered 410.
+	// "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`
@@ -2126,7 +2126,7 @@ type WebhookEndpoint struct {
 	// Subscribed event types; ["*"] for all.
 	Events  []string `json:"events"`
 	Enabled bool     `json:"enabled"`
-	// "gone" when disabled after the receiver answered 410.
+	// "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
 	DisabledReason *string `json:"disabled_reason"`
 	// RFC 3339 UTC timestamp.
 	PreviousSecretExpiresAt *string `json:"previous_secret_expires_at"`

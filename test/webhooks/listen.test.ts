@@ -254,6 +254,26 @@ describe('the listen stream over HTTP', () => {
     assert.equal((await api.delete(`/v1/webhooks/${id}`)).status, 200);
   });
 
+  test('a session nobody has listened to for an hour is disabled at its next delivery', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const created = await api.post('/v1/webhooks/listen', { forward_to: 'http://localhost:3000/hooks' });
+    const id = created.body.id as string;
+    // An hour and a bit ago, the last listener went away.
+    await t.server.database.db.updateTable('webhook_endpoints')
+      .set({ listener_seen_at: new Date(Date.now() - 3700_000).toISOString() }).where('id', '=', id).execute();
+    await api.post(`/v1/webhooks/${id}/test`);
+    const [delivery] = await until(() => deliveriesOf(id), (list) => list.length === 1 && list[0].status !== 'pending');
+    assert.equal(delivery.status, 'failed');
+    assert.equal(delivery.attempts.length, 1);
+    assert.equal(delivery.attempts[0].error, 'no listener is connected to this listen session');
+    const endpoint = await until(() => api.get(`/v1/webhooks/${id}`), (res) => res.body.enabled === false);
+    assert.equal(endpoint.body.disabled_reason, 'listener_gone');
+
+    // A stream left open: the server's close (after all tests) must end it, not wait for it.
+    const open = await openStream((await api.post('/v1/webhooks/listen', { forward_to: 'http://localhost:3000/hooks' })).body.id);
+    assert.equal((await open.next((e) => e.event === 'ready')).event, 'ready');
+  });
+
   test('bad input and other resources are refused with problems', async () => {
     const api = t.as(acct.keys.sandbox);
     const bad = await api.post('/v1/webhooks/listen', { forward_to: 'ftp://example.com/x' });

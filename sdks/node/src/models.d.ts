@@ -1262,7 +1262,7 @@ export interface CreateWebhookResponse {
   events: Array<string>;
   enabled: boolean;
   /**
-   * "gone" when disabled after the receiver answered 410.
+   * "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
    */
   disabled_reason: string | null;
   /**
@@ -2432,7 +2432,7 @@ export interface RotateWebhookSecretResponse {
   events: Array<string>;
   enabled: boolean;
   /**
-   * "gone" when disabled after the receiver answered 410.
+   * "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
    */
   disabled_reason: string | null;
   /**
@@ -2789,7 +2789,7 @@ export interface WebhookEndpoint {
   events: Array<string>;
   enabled: boolean;
   /**
-   * "gone" when disabled after the receiver answered 410.
+   * "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.
    */
   disabled_reason: string | null;
   /**

@@ -1388,7 +1388,7 @@ class CreateWebhookResponse(Model):
     description: Optional[str]
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
-    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
+    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody li
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.
@@ -2748,7 +2748,7 @@ class RotateWebhookSecretResponse(Model):
     description: Optional[str]
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
-    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
+    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody li
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.
@@ -3099,7 +3099,7 @@ class WebhookEndpoint(Model):
     description: Optional[str]
     events: List[str]  # Subscribed event types; ["*"] for all.
     enabled: bool
-    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410.
+    disabled_reason: Optional[str]  # "gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody li
     previous_secret_expires_at: Optional[str]  # RFC 3339 UTC timestamp.
     transport: Literal["http", "listen"]  # http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go d
     created_at: str  # RFC 3339 UTC timestamp.

@@ -18,7 +18,7 @@ export const WebhookEndpointSchema = Type.Object(
     description: Type.Union([Type.String(), Type.Null()]),
     events: Type.Array(Type.String(), { description: 'Subscribed event types; ["*"] for all.' }),
     enabled: Type.Boolean(),
-    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: '"gone" when disabled after the receiver answered 410.' }),
+    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: '"gone" when disabled after the receiver answered 410; "listener_gone" for a listen session nobody listened to for an hour.' }),
     previous_secret_expires_at: Type.Union([Timestamp, Type.Null()], { description: 'Until then deliveries also carry a signature made with the previous secret.' }),
     transport: Type.Union([Type.Literal('http'), Type.Literal('listen')], {
       description: 'http: deliveries are POSTed to url. listen: a listen session (`switchboard listen`); deliveries go down its event stream and url is where the listener forwards them.',

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowLogItem", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -626,7 +626,7 @@ class CallFailedEventData(Model):
 class CallFlow(Model):
     object: Literal["call_flow"]
     call_id: str
-    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none.
+    flow: Optional[List[Any]]  # The flow the call runs now (defaults filled in); null when it has none (yet: an answer_url has not a
     position: Optional[int]  # Index of the verb running or next to run; null without a flow.
     log: List["CallFlowLogItem"]  # Every verb run so far, oldest first.
 
@@ -640,12 +640,63 @@ class CallFlow(Model):
 
 
 @dataclass
+class CallFlowFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.flow.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallFlowFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallFlowFailedEventData")),
+    )
+
+
+@dataclass
+class CallFlowFailedEventData(Model):
+    object: "CallFlowFailure"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallFlowFailure")),
+    )
+
+
+@dataclass
+class CallFlowFailure(Model):
+    object: Literal["call_flow_failure"]
+    call_id: str
+    cause: Literal["timeout", "unreachable", "http_status", "invalid_json", "invalid_flow", "empty_flow", "redirect_loop"]  # timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop.
+    detail: str  # What went wrong, in a sentence.
+    url: str  # The flow webhook that failed.
+    status_code: Optional[int]  # The HTTP status it answered, if it answered.
+    field: Optional[str]  # invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`.
+    next: Literal["fallback", "apology"]  # fallback: the fallback URL is asked next; apology: the caller hears an apology and the call hangs up
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("cause", "cause", None),
+        ("detail", "detail", None),
+        ("url", "url", None),
+        ("status_code", "status_code", None),
+        ("field", "field", None),
+        ("next", "next", None),
+    )
+
+
+@dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "pause", "hangup"]
+    verb: Literal["say", "pause", "gather", "redirect", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
-    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`.
+    result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("index", "index", None),
@@ -653,6 +704,55 @@ class CallFlowLogItem(Model):
         ("started_at", "started_at", None),
         ("ended_at", "ended_at", None),
         ("result", "result", ("map", None)),
+    )
+
+
+@dataclass
+class CallGather(Model):
+    object: Literal["call_gather"]
+    call_id: str
+    index: int  # Position of the gather verb in the flow.
+    digits: str  # Keys pressed, without the finish key; "" when none.
+    speech: Optional[str]  # The words said, when speech was gathered (the sandbox hears the exact text).
+    confidence: Optional[float]  # Recogniser confidence for speech (1 in the sandbox).
+    reason: Literal["finish_key", "num_digits", "timeout", "speech", "interrupted", "hangup"]  # What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("index", "index", None),
+        ("digits", "digits", None),
+        ("speech", "speech", None),
+        ("confidence", "confidence", None),
+        ("reason", "reason", None),
+    )
+
+
+@dataclass
+class CallGatherCompletedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.gather.completed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallGatherCompletedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallGatherCompletedEventData")),
+    )
+
+
+@dataclass
+class CallGatherCompletedEventData(Model):
+    object: "CallGather"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallGather")),
     )
 
 
@@ -1247,6 +1347,8 @@ class CreateCallRequest(Model):
     time_limit: Optional[int] = None  # Seconds of talk after which the call is hung up (time_limit_reached).
     metadata: Optional[Dict[str, str]] = None  # Up to 20 string key-value pairs for your own use.
     flow: Optional[List[Any]] = None  # A call flow (the `Flow` schema; docs/voice-flows.md) run when the called party answers. Validated be
+    answer_url: Optional[str] = None  # When the called party answers, Switchboard POSTs the call here (signed like every webhook) and runs 
+    answer_fallback_url: Optional[str] = None  # Asked once when a flow webhook of this call fails (timeout, non-2xx, invalid flow); after it, the ca
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("from_", "from", None),
@@ -1257,6 +1359,8 @@ class CreateCallRequest(Model):
         ("time_limit", "time_limit", None),
         ("metadata", "metadata", ("map", None)),
         ("flow", "flow", ("list", None)),
+        ("answer_url", "answer_url", None),
+        ("answer_fallback_url", "answer_fallback_url", None),
     )
 
 
@@ -1615,6 +1719,7 @@ class Message(Model):
     media_urls: List[str]
     template: Optional["MessageTemplate"]  # An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
     status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"]
+    status_reason: Optional[str]  # Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Wai
     encoding: Literal["gsm7", "ucs2"]  # gsm7 unless one character is outside GSM 03.38, then ucs2.
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
     error_code: Optional[str]
@@ -1643,6 +1748,7 @@ class Message(Model):
         ("media_urls", "media_urls", ("list", None)),
         ("template", "template", ("model", "MessageTemplate")),
         ("status", "status", None),
+        ("status_reason", "status_reason", None),
         ("encoding", "encoding", None),
         ("segments", "segments", None),
         ("error_code", "error_code", None),
@@ -2375,6 +2481,15 @@ class PortServiceAddress(Model):
 
 
 @dataclass
+class PressKeysOnSandboxCallRequest(Model):
+    digits: str  # Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("digits", "digits", None),
+    )
+
+
+@dataclass
 class Problem(Model):
     """RFC 9457 problem details."""
     type: str
@@ -2870,6 +2985,15 @@ class SimulateInboundMessageRequest(Model):
 
 
 @dataclass
+class SpeakOnSandboxCallRequest(Model):
+    text: str  # What the other party says; a gather listening for speech hears exactly this text.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("text", "text", None),
+    )
+
+
+@dataclass
 class StartCallRecordingRequest(Model):
     channels: Optional[int] = None  # 2 = dual channel (default), 1 = mono.
 
@@ -3206,7 +3330,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.failed", "call.flow.failed", "call.gather.completed", "call.no_answer", "call.queued", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3248,7 +3372,13 @@ register_models({
     "CallFailedEvent": CallFailedEvent,
     "CallFailedEventData": CallFailedEventData,
     "CallFlow": CallFlow,
+    "CallFlowFailedEvent": CallFlowFailedEvent,
+    "CallFlowFailedEventData": CallFlowFailedEventData,
+    "CallFlowFailure": CallFlowFailure,
     "CallFlowLogItem": CallFlowLogItem,
+    "CallGather": CallGather,
+    "CallGatherCompletedEvent": CallGatherCompletedEvent,
+    "CallGatherCompletedEventData": CallGatherCompletedEventData,
     "CallList": CallList,
     "CallNoAnswerEvent": CallNoAnswerEvent,
     "CallNoAnswerEventData": CallNoAnswerEventData,
@@ -3353,6 +3483,7 @@ register_models({
     "PortPhoneNumbersItem": PortPhoneNumbersItem,
     "PortPhoneNumbersItemTemporaryNumber": PortPhoneNumbersItemTemporaryNumber,
     "PortServiceAddress": PortServiceAddress,
+    "PressKeysOnSandboxCallRequest": PressKeysOnSandboxCallRequest,
     "Problem": Problem,
     "ProblemErrorsItem": ProblemErrorsItem,
     "ProvisionNumberRequest": ProvisionNumberRequest,
@@ -3383,6 +3514,7 @@ register_models({
     "SendSmsFromNumberRequest": SendSmsFromNumberRequest,
     "SimulateInboundCallRequest": SimulateInboundCallRequest,
     "SimulateInboundMessageRequest": SimulateInboundMessageRequest,
+    "SpeakOnSandboxCallRequest": SpeakOnSandboxCallRequest,
     "StartCallRecordingRequest": StartCallRecordingRequest,
     "TransferCallRequest": TransferCallRequest,
     "UpdateAgentRequest": UpdateAgentRequest,

@@ -9,7 +9,7 @@ import type { Mode } from '../../store/platform-tables.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import { invalidField, notFound } from '../../platform/problems.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { SecretBox } from '../../platform/secret-box.ts';
 import type { DefaultSecrets } from './default-secrets.ts';
 import { normaliseEventPatterns } from './matching.ts';
 import type { Caller } from './service.ts';

@@ -52,7 +52,7 @@ before(async () => {
     '  public_host: 127.0.0.1',
     '  rtp: { port_min: 45000, port_max: 45998 }',
     '  trunks:',
-    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, username: trunkuser, password: "env:SIPP_TRUNK_PASSWORD", codecs: [PCMU, PCMA] }`,
+    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, username: trunkuser, password: "env:SIPP_TRUNK_PASSWORD", codecs: [PCMU, PCMA], transfer: refer }`,
     '',
   ].join('\n'));
   t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
@@ -181,6 +181,33 @@ describe('call flows on live calls (SIPp echoes what it hears)', { skip: !hasSip
     const heard = matchAudio(line, wav.samples[1]!, 80_000);
     assert.ok(heard.correlation > 0.99, `what the far end heard vs the prompt: correlation ${heard.correlation}`);
     assert.ok(heard.lag > sent.lag, 'the echo comes back after it was sent');
+  });
+});
+
+describe('blind transfer by REFER (SIPp as the trunk)', { skip: !hasSipp }, () => {
+  test('accepted: NOTIFY 200 sipfrag makes call.transferred, and we leave the call with BYE', async () => {
+    const sipp = await runSipp({ scenario: 'uas-refer.xml', port: trunkPort });
+    const call = await place();
+    await receiver.waitForEvent('call.answered', call.id, 15_000);
+    const res = await live().post(`/v1/calls/${call.id}/transfer`, { to: '+14155550100' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transferred', 'call.completed'], 20_000);
+    assert.equal(events[3]!.data.object.transfers[0].status, 'completed');
+    assert.equal(events[4]!.data.object.hangup_source, 'system');
+    await sippOk(sipp);
+  });
+
+  test('the target is busy: call.transfer_failed, and the call is still up until we hang up', async () => {
+    const sipp = await runSipp({ scenario: 'uas-refer-busy.xml', port: trunkPort });
+    const call = await place();
+    await receiver.waitForEvent('call.answered', call.id, 15_000);
+    await live().post(`/v1/calls/${call.id}/transfer`, { to: '+14155550100' });
+    const failed = await receiver.waitForEvent('call.transfer_failed', call.id, 20_000);
+    assert.equal(failed.data.object.transfers[0].status, 'busy');
+    assert.equal((await live().get(`/v1/calls/${call.id}`)).body.status, 'in_progress');
+    const hung = await live().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(hung.body.status, 'completed');
+    await sippOk(sipp);
   });
 });
 

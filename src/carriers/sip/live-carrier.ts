@@ -9,7 +9,8 @@ import { performance } from 'node:perf_hooks';
 import type { Platform } from '../../platform/context.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { CallEnd, CallSignals, VoiceCarrier } from '../carrier.ts';
+import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../carrier.ts';
+import { referTransfer } from './refer.ts';
 import { LiveMediaPort } from './live-media.ts';
 import { MediaEngine } from '../rtp/engine.ts';
 import { SipTransport } from './transport.ts';
@@ -186,12 +187,40 @@ export class LiveSipCarrier implements VoiceCarrier {
     return { talkSeconds };
   }
 
-  async transfer(trx: Trx, call: CallRow, index: number, to: string): Promise<void> {
-    // REFER and bridged transfers are not wired yet: say so on the call rather than pretend.
+  async transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
     trx.afterCommit(() => {
-      void this.withCall(call.id, (t, row) => this.signals!.transferSettled(t, row, index, 'failed'));
+      this.transferNow(call, index, to, ringTimeout).catch((err: Error) => {
+        this.platform.log.error({ err, call: call.id }, 'sip: transfer failed');
+        void this.settleTransfer(call.id, index, 'failed');
+      });
     });
-    this.platform.log.warn({ call: call.id, to }, 'sip: transfers on live calls are not supported yet; reported as failed');
+  }
+
+  /** REFER when the trunk takes it; a failed transfer leaves the call as it was. */
+  private async transferNow(call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
+    const leg = this.legs.get(call.id);
+    if (!leg?.dialog || leg.dialog.ended || leg.ending) return this.settleTransfer(call.id, index, 'failed');
+    if (leg.trunk.transfer !== 'refer') {
+      // Bridged transfers (a second leg and RTP relay) are not wired yet: docs/live-voice.md says so.
+      this.platform.log.warn({ call: call.id, trunk: leg.trunk.name }, 'sip: bridged transfers are not supported yet; use transfer: refer on the trunk');
+      return this.settleTransfer(call.id, index, 'failed');
+    }
+    const trunk = leg.trunk;
+    const target = `sip:${to}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
+    const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
+    const { outcome, detail } = await referTransfer(leg.dialog, target, `sip:${ours}@${this.settings.publicHost}`, ringTimeout + 5);
+    this.platform.log.info({ call: call.id, to, outcome, detail }, 'sip: REFER transfer settled');
+    await this.settleTransfer(call.id, index, outcome);
+    if (outcome !== 'completed' || leg.ending) return;
+    // The far end now talks to the target: we leave the call (RFC 5589), which completes it here.
+    leg.ending = true;
+    const talkSeconds = (performance.now() - (leg.answeredAt ?? 0)) / 1000;
+    await this.release(leg, true);
+    await this.finish(call.id, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: 'system', talkSeconds }, null, null);
+  }
+
+  private async settleTransfer(callId: string, index: number, outcome: TransferOutcome): Promise<void> {
+    await this.withCall(callId, (trx, row) => this.signals!.transferSettled(trx, row, index, outcome));
   }
 
   // --- the call's life ---------------------------------------------------------------------

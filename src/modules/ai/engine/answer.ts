@@ -26,6 +26,8 @@ const MAX_WHOLE_BLOCK_CHARS = 220;
 /** Lines this short without a full stop are list items (they may belong to a lead-in ending in ":"). */
 const MAX_LIST_LINE_CHARS = 80;
 const CONTEXT_CREDIT = 0.6; // question word found only in the heading or title
+/** Question word named by the passage's own section heading ("Desserts" over "Tiramisu $10."): the section is about it. */
+const SECTION_CREDIT = 0.85;
 const CONCEPT_CREDIT = 0.8; // question word matched through a synonym concept
 const PARTIAL_CREDIT = 0.7; // prefix / one-typo match ("whiten" vs "whitening", "apointment")
 /** Weight of a question word the knowledge base never uses: may be the topic we lack, may be noise ("GPS"). */
@@ -192,6 +194,8 @@ export function extractAnswer(question: string, hits: SearchHit[], stats?: TermS
     // Generous: a short table row can answer even when its long passage ranks low.
     if (hit.score < topScore * MIN_RELATIVE_PASSAGE_SCORE) return;
     const contextTerms = termsOf(`${hit.chunk.title} ${hit.chunk.heading ?? ''}`, questionStems);
+    // The last heading of the path names what this section is about; earlier ones and the title only place it.
+    const sectionTerms = termsOf(hit.chunk.heading?.split(' > ').pop() ?? '', questionStems);
     // A section whose heading names the question's topic is about it; a passing mention elsewhere is not.
     const headingTerms = termsOf(hit.chunk.heading ?? '', questionStems);
     const headingCoverage = weightedCoverage(words, words.map((w) => credit(w, headingTerms)), totalWeight);
@@ -202,7 +206,7 @@ export function extractAnswer(question: string, hits: SearchHit[], stats?: TermS
       for (const text of splitSentences(blockText)) {
         const sentenceTerms = termsOf(text, questionStems);
         const own = words.map((w) => credit(w, sentenceTerms));
-        const withContext = words.map((w, i) => Math.max(own[i]!, CONTEXT_CREDIT * credit(w, contextTerms)));
+        const withContext = words.map((w, i) => Math.max(own[i]!, CONTEXT_CREDIT * credit(w, contextTerms), SECTION_CREDIT * credit(w, sectionTerms)));
         const coverage = weightedCoverage(words, withContext, totalWeight);
         const ownCoverage = weightedCoverage(words, own, totalWeight);
         const typed = answerTypes.some((t) => t.holds.test(text));

@@ -139,6 +139,22 @@ describe('switchboard listen', () => {
     assert.deepEqual(after.find((d) => d.id === letter.id)!.attempts.map((a: any) => a.status_code), [500, 500, 500, 500, 200]);
   });
 
+  test('without a key it exits 2 with usage; with a key lacking webhooks:write it exits 1 naming the problem', async () => {
+    const run = (env: Record<string, string | undefined>) => new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['bin/switchboard.js', 'listen', '--forward-to', receiver.url], { env: { ...process.env, SWITCHBOARD_API_KEY: '', ...env } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+    const noKey = await run({ SWITCHBOARD_BASE_URL: t.url });
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /an API key is needed: --api-key or SWITCHBOARD_API_KEY/);
+    const reader = await t.as(acct.keys.sandbox).post('/v1/keys', { name: 'reads webhooks only', scopes: ['webhooks:read'] });
+    const denied = await run({ SWITCHBOARD_BASE_URL: t.url, SWITCHBOARD_API_KEY: reader.body.secret });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /POST \/v1\/webhooks\/listen: 403 insufficient_scope/);
+  });
+
   test('^C (SIGTERM) ends the session: it is deleted and the CLI exits 0', async () => {
     cli.child.kill('SIGTERM');
     assert.equal(await cli.exited, 0);

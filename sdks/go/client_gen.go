@@ -1229,6 +1229,36 @@ func (c *Client) GetCallFlow(ctx context.Context, id string, opts ...RequestOpti
 	return out, nil
 }
 
+// UpdateCallFlow: Replace the flow of a call in progress
+//
+// POST /v1/calls/{id}/flow
+//
+// The verb running now is interrupted (its log entry says `interrupted`; a gather ends with what it had and fires call.gather.completed) and the new flow runs from its first verb, or the one `url` answers. Answers the call; GET /v1/calls/{id}/flow shows the switch.
+//
+// Required scope: `calls:write`.
+func (c *Client) UpdateCallFlow(ctx context.Context, id string, body *UpdateCallFlowRequest, opts ...RequestOption) (*Call, error) {
+	out := new(Call)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/calls/%s/flow", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SendCallDtmf: Send keypresses (DTMF) to the other party of a call in progress
+//
+// POST /v1/calls/{id}/dtmf
+//
+// Sent as RFC 4733 telephone events on a live call; in the sandbox the simulated party hears them. call.dtmf.sent records them.
+//
+// Required scope: `calls:write`.
+func (c *Client) SendCallDtmf(ctx context.Context, id string, body *SendCallDtmfRequest, opts ...RequestOption) (*Call, error) {
+	out := new(Call)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/calls/%s/dtmf", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PressKeysOnSandboxCall: The other party of a sandbox call presses keys (DTMF)
 //
 // POST /v1/sandbox/calls/{id}/press

@@ -385,6 +385,33 @@ type CallCompletedEventData struct {
 	Object Call `json:"object"`
 }
 
+type CallDtmf struct {
+	// One of: call_dtmf.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// The keys sent, as given.
+	Digits string `json:"digits"`
+	// Talk seconds into the call when they were sent.
+	AtSeconds float64 `json:"at_seconds"`
+}
+
+type CallDtmfSentEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.dtmf.sent.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     CallDtmfSentEventData `json:"data"`
+}
+
+type CallDtmfSentEventData struct {
+	Object CallDtmf `json:"object"`
+}
+
 type CallFailedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -1909,6 +1936,11 @@ type SandboxClock struct {
 	JobsRun *int64 `json:"jobs_run,omitempty"`
 }
 
+type SendCallDtmfRequest struct {
+	// Keys to send in order (0-9, *, #, A-D; `w` waits half a second).
+	Digits string `json:"digits"`
+}
+
 type SendMessageRequest struct {
 	// Phone number in E.164 format, e.g. +14155550100.
 	From string `json:"from"`
@@ -2010,6 +2042,13 @@ type UpdateAgentRequestBusinessHours struct {
 	Timezone string `json:"timezone"`
 	// Open ranges "HH:MM-HH:MM" (24-hour, local time) by day: mon, tue, wed, thu, fri, sat, sun. A missing day or [] is closed. A range ends after it starts ("24:00" closes at midnight); split ranges that cross midnight across two days.
 	Schedule map[string][]string `json:"schedule"`
+}
+
+type UpdateCallFlowRequest struct {
+	// The verbs to run now (the `Flow` schema; docs/voice-flows.md). Validated at once: a 400 `validation_failed` names each bad path. Not with url.
+	Flow []any `json:"flow,omitempty"`
+	// Where to fetch the new flow: a signed POST with `reason: "update"`, like every flow webhook. Not with flow.
+	URL *string `json:"url,omitempty"`
 }
 
 type UpdateKeyRequest struct {
@@ -2207,6 +2246,7 @@ var EventTypes = []string{
 	"call.busy",
 	"call.canceled",
 	"call.completed",
+	"call.dtmf.sent",
 	"call.failed",
 	"call.flow.failed",
 	"call.gather.completed",

@@ -22,6 +22,7 @@ const EVENT_OBJECTS: Array<[string, string]> = [
   ['call.recording.', 'Recording'],
   ['call.gather.', 'CallGather'],
   ['call.flow.failed', 'CallFlowFailure'],
+  ['call.dtmf.', 'CallDtmf'],
   ['call.', 'Call'],
   ['message.', 'Message'],
   ['number.port.', 'Port'],

@@ -573,6 +573,32 @@ export class Switchboard {
   }
 
   /**
+   * Replace the flow of a call in progress
+   *
+   * `POST /v1/calls/{id}/flow`
+   *
+   * The verb running now is interrupted (its log entry says `interrupted`; a gather ends with what it had and fires call.gather.completed) and the new flow runs from its first verb, or the one `url` answers. Answers the call; GET /v1/calls/{id}/flow shows the switch.
+   *
+   * Required scope: `calls:write`.
+   */
+  updateCallFlow(id, body = {}, options) {
+    return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/flow`, body }, options);
+  }
+
+  /**
+   * Send keypresses (DTMF) to the other party of a call in progress
+   *
+   * `POST /v1/calls/{id}/dtmf`
+   *
+   * Sent as RFC 4733 telephone events on a live call; in the sandbox the simulated party hears them. call.dtmf.sent records them.
+   *
+   * Required scope: `calls:write`.
+   */
+  sendCallDtmf(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/dtmf`, body }, options);
+  }
+
+  /**
    * The other party of a sandbox call presses keys (DTMF)
    *
    * `POST /v1/sandbox/calls/{id}/press`

@@ -479,6 +479,38 @@ export interface CallCompletedEventData {
   object: Call;
 }
 
+export interface CallDtmf {
+  object: "call_dtmf";
+  call_id: string;
+  /**
+   * The keys sent, as given.
+   */
+  digits: string;
+  /**
+   * Talk seconds into the call when they were sent.
+   */
+  at_seconds: number;
+}
+
+export interface CallDtmfSentEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.dtmf.sent";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallDtmfSentEventData;
+}
+
+export interface CallDtmfSentEventData {
+  object: CallDtmf;
+}
+
 export interface CallFailedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -2473,6 +2505,13 @@ export interface SandboxClock {
   jobs_run?: number;
 }
 
+export interface SendCallDtmfRequest {
+  /**
+   * Keys to send in order (0-9, *, #, A-D; `w` waits half a second).
+   */
+  digits: string;
+}
+
 export interface SendMessageRequest {
   /**
    * Phone number in E.164 format, e.g. +14155550100.
@@ -2629,6 +2668,17 @@ export interface UpdateAgentRequestBusinessHours {
    * Open ranges "HH:MM-HH:MM" (24-hour, local time) by day: mon, tue, wed, thu, fri, sat, sun. A missing day or [] is closed. A range ends after it starts ("24:00" closes at midnight); split ranges that cross midnight across two days.
    */
   schedule: Record<string, Array<string>>;
+}
+
+export interface UpdateCallFlowRequest {
+  /**
+   * The verbs to run now (the `Flow` schema; docs/voice-flows.md). Validated at once: a 400 `validation_failed` names each bad path. Not with url.
+   */
+  flow?: Array<unknown>;
+  /**
+   * Where to fetch the new flow: a signed POST with `reason: "update"`, like every flow webhook. Not with flow.
+   */
+  url?: string;
 }
 
 export interface UpdateKeyRequest {
@@ -2878,4 +2928,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

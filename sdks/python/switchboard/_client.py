@@ -467,6 +467,28 @@ class Switchboard(BaseClient):
         """
         return self._request("GET", f"/v1/calls/{_path(id)}/flow", None, None, ("model", "CallFlow"), request_options)
 
+    def update_call_flow(self, id: str, *, flow: Union[List[Any], NotGiven] = NOT_GIVEN, url: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Call:
+        """Replace the flow of a call in progress
+
+        ``POST /v1/calls/{id}/flow``
+
+        The verb running now is interrupted (its log entry says `interrupted`; a gather ends with what it had and fires call.gather.completed) and the new flow runs from its first verb, or the one `url` answers. Answers the call; GET /v1/calls/{id}/flow shows the switch.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/calls/{_path(id)}/flow", None, {"flow": flow, "url": url}, ("model", "Call"), request_options)
+
+    def send_call_dtmf(self, id: str, *, digits: str, request_options: Optional[RequestOptions] = None) -> Call:
+        """Send keypresses (DTMF) to the other party of a call in progress
+
+        ``POST /v1/calls/{id}/dtmf``
+
+        Sent as RFC 4733 telephone events on a live call; in the sandbox the simulated party hears them. call.dtmf.sent records them.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/calls/{_path(id)}/dtmf", None, {"digits": digits}, ("model", "Call"), request_options)
+
     def press_keys_on_sandbox_call(self, id: str, *, digits: str, request_options: Optional[RequestOptions] = None) -> Call:
         """The other party of a sandbox call presses keys (DTMF)
 

@@ -15,6 +15,8 @@ import { SandboxFarEnd } from './flows/far-end.ts';
 import { farEndRoutes } from './flows/sandbox-routes.ts';
 import { FlowWebhookClient } from './flows/flow-webhook.ts';
 import { InboundFlowCalls } from './flows/inbound.ts';
+import { FlowControl } from './flows/control.ts';
+import { flowControlRoutes } from './flows/control-routes.ts';
 import { DefaultSecrets } from '../webhooks/default-secrets.ts';
 import { SecretBox } from '../../platform/secret-box.ts';
 
@@ -38,7 +40,7 @@ export const callsModule: SwitchboardModule = {
     const box = SecretBox.fromConfig(platform.config);
     const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
     app.addHook('onClose', () => flowWebhooks.close());
-    new FlowInterpreter(platform, calls, carriers, events, flowWebhooks);
+    const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks);
     services.calls = calls;
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;
@@ -46,6 +48,7 @@ export const callsModule: SwitchboardModule = {
     app.addSchema(CallSchema);
     callRoutes(app, calls);
     flowRoutes(app, calls);
+    flowControlRoutes(app, new FlowControl(platform, calls, carriers, interpreter, events));
     farEndRoutes(app, new SandboxFarEnd(platform, calls, simulator.media));
   },
 };

@@ -22,7 +22,7 @@ import { presentOne } from '../presenter.ts';
 import { isFinal } from '../states.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
-import { flowLogOf, flowStateOf, saveFlow, verbName, type FlowLogEntry, type FlowState, type PendingFetch } from './state.ts';
+import { flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
 
 const FETCH_JOB = 'flows.fetch';
 /** What a caller hears when the flow cannot go on. */
@@ -100,12 +100,43 @@ export class FlowInterpreter implements MediaEvents {
         const gather = gatherOf(call, state.pc, result);
         await this.emit(trx, call, 'call.gather.completed', gather, clock);
         const actionUrl = verb.gather.action_url;
-        if (actionUrl && result.reason !== 'hangup' && result.reason !== 'interrupted') {
+        // A live update that came in meanwhile wins over the action_url.
+        if (actionUrl && !state.replacement && result.reason !== 'hangup' && result.reason !== 'interrupted') {
           return this.startFetch(trx, call, next, log, clock, { reason: 'gather', url: actionUrl, fallback: false, gather });
         }
       }
+      if (state.replacement) return this.switchTo(trx, call, next, log, clock, state.replacement);
       await this.advance(trx, call, next, log, clock);
     });
+  }
+
+  /**
+   * POST /v1/calls/{id}/flow, inside the request's transaction on the locked call (in
+   * progress): a running verb is interrupted and the new flow starts once the port reports
+   * its end (so its log entry says what it had: `interrupted`, a gather's digits so far); a
+   * call waiting on a webhook, between verbs or without a flow switches at once. A second
+   * update before the first took over simply wins.
+   */
+  async replace(trx: Trx, call: CallRow, replacement: FlowReplacement, clock: Clock): Promise<void> {
+    const state = flowStateOf(call) ?? newFlowState([]);
+    const log = flowLogOf(call);
+    const mediaRunning = state.op !== null && !state.fetch;
+    if (mediaRunning) {
+      await saveFlow(trx, call, { ...state, replacement }, log);
+      await this.carriers.named(call.carrier).media.interrupt(trx, call, state.op!);
+      return;
+    }
+    // A redirect waiting on its webhook has an open log entry: the update cut it short.
+    if (state.op !== null) closeEntry(log, clock.now().toISOString(), { reason: 'interrupted' });
+    await this.switchTo(trx, call, { ...state, op: null, fetch: null }, log, clock, replacement);
+  }
+
+  /** The call's flow becomes the replacement (or the one its URL answers), from its first verb. */
+  private async switchTo(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, replacement: FlowReplacement): Promise<void> {
+    // The customer took over again: a failed flow's apology no longer runs, the webhook chain restarts.
+    const fresh: FlowState = { ...state, verbs: [], pc: 0, op: null, fetch: null, hops: 0, failed: false, replacement: null };
+    if ('url' in replacement) return this.startFetch(trx, call, fresh, log, clock, { reason: 'update', url: replacement.url, fallback: false });
+    await this.advance(trx, call, { ...fresh, verbs: replacement.verbs }, log, clock);
   }
 
   async heard(_callId: string, _input: HeardInput): Promise<void> {

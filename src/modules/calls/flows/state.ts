@@ -9,7 +9,8 @@ import type { Verb, VerbName } from './schema.ts';
 
 /** A flow webhook the call waits on: why it is asked, where, and whether it is the fallback. */
 export interface PendingFetch {
-  reason: 'answer' | 'gather' | 'redirect';
+  /** `update`: POST /v1/calls/{id}/flow gave a URL to take the call's flow from. */
+  reason: 'answer' | 'gather' | 'redirect' | 'update';
   url: string;
   fallback: boolean;
   /** reason gather: the result the action_url receives. */
@@ -32,7 +33,16 @@ export interface FlowState {
   hops?: number;
   /** The flow failed and its apology runs: nothing more is fetched. */
   failed?: boolean;
+  /**
+   * POST /v1/calls/{id}/flow asked for a new flow while a verb ran: the verb was interrupted,
+   * and when the media port reports its end (with what it had, e.g. a gather's digits so far)
+   * this replaces the flow instead of the next verb running.
+   */
+  replacement?: FlowReplacement | null;
 }
+
+/** What a live update runs instead: a flow, or the URL that answers one. */
+export type FlowReplacement = { verbs: Verb[] } | { url: string };
 
 export interface FlowLogEntry {
   /** Position of the verb in the flow that ran it. */

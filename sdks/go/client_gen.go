@@ -1362,7 +1362,7 @@ type ListRecordingsParams struct {
 	// The next_cursor of the previous page.
 	StartingAfter *string
 	CallID        *string
-	// One of: recording, paused, stopped, processing, ready, failed.
+	// One of: recording, paused, stopped, processing, ready, failed, deleted.
 	Status *string
 	// Only recordings created at or after this time.
 	CreatedGte *string
@@ -1435,6 +1435,21 @@ func (c *Client) ListRecordingsAutoPaging(ctx context.Context, params *ListRecor
 func (c *Client) GetRecording(ctx context.Context, id string, opts ...RequestOption) (*Recording, error) {
 	out := new(Recording)
 	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/recordings/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteRecording: Delete a recording's audio and transcript, irreversibly
+//
+// DELETE /v1/recordings/{id}
+//
+// Removes the WAV file and the transcript for good (also from the recording's earlier events) and fires call.recording.deleted. The recording remains with status `deleted` (media_url and transcript null), so a repeat answers 200 with it. A recording still recording, paused, stopped or processing is 409 recording_not_ready: stop it and delete it once it is ready.
+//
+// Required scope: `recordings:write`.
+func (c *Client) DeleteRecording(ctx context.Context, id string, opts ...RequestOption) (*Recording, error) {
+	out := new(Recording)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/recordings/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -582,6 +582,23 @@ type CallQueuedEventData struct {
 	Object Call `json:"object"`
 }
 
+type CallRecordingDeletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.deleted.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                         `json:"sequence"`
+	Data     CallRecordingDeletedEventData `json:"data"`
+}
+
+type CallRecordingDeletedEventData struct {
+	Object Recording `json:"object"`
+}
+
 type CallRecordingFailedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -1719,7 +1736,7 @@ type Recording struct {
 	// One of: sandbox, live.
 	Mode   string `json:"mode"`
 	CallID string `json:"call_id"`
-	// One of: recording, paused, stopped, processing, ready, failed.
+	// One of: recording, paused, stopped, processing, ready, failed, deleted.
 	Status string `json:"status"`
 	// record: the call's `record: true`; api: POST /v1/calls/{id}/recordings. One of: record, api.
 	Source string `json:"source"`
@@ -2253,6 +2270,7 @@ var EventTypes = []string{
 	"call.inbound",
 	"call.no_answer",
 	"call.queued",
+	"call.recording.deleted",
 	"call.recording.failed",
 	"call.recording.paused",
 	"call.recording.ready",

@@ -29,6 +29,7 @@ export const EVENT_TYPES = {
   'call.recording.ready': 'A recording of a call is available.',
   'call.recording.failed': 'A recording could not be processed.',
   'call.recording.redacted': 'PII was redacted from a recording.',
+  'call.recording.deleted': 'A recording was deleted: its audio file and transcript are gone for good; the recording shows status deleted.',
 
   // Messages: one per status change.
   'message.queued': 'A message was accepted and queued.',

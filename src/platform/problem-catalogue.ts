@@ -67,6 +67,7 @@ export const PROBLEMS = {
   // Recordings
   recording_not_ready: { status: 409, title: 'The recording is not ready yet' },
   recording_in_progress: { status: 409, title: 'The call is already being recorded' },
+  recording_deleted: { status: 410, title: 'The recording was deleted; its audio and transcript are gone' },
 
   // Messages and numbers
   number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },

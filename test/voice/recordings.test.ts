@@ -2,6 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { decodeWav, type PcmAudio } from '../../src/media/wav.ts';
 import { SIMULATED_PII } from '../../src/carriers/simulator/conversation-script.ts';
 import { MAGIC, eventsOf, subscribedReceiver } from './voice-helpers.ts';
@@ -263,5 +265,70 @@ describe('recordings controlled through the API', () => {
     assert.equal((await live.get(`/v1/recordings/${id}`)).status, 404);
     assert.equal((await live.get(`/v1/recordings/${id}/media`)).status, 404);
     assert.equal((await live.post(`/v1/recordings/${id}/redact`, {})).status, 404);
+  });
+});
+
+describe('DELETE /v1/recordings/{id}', () => {
+  test('a recording still capturing is a 409; once ready, its file and transcript are gone for good and it shows deleted', async () => {
+    const up = await place(MAGIC.staysUp, true);
+    await receiver.waitForEvent('call.answered', up.id);
+    const [capturingId] = (await api().get(`/v1/calls/${up.id}`)).body.recordings;
+    const capturing = await api().delete(`/v1/recordings/${capturingId}`);
+    assert.equal(capturing.status, 409);
+    assert.equal(capturing.body.code, 'recording_not_ready');
+    assert.match(capturing.body.detail, new RegExp(`POST /v1/recordings/${capturingId}/stop`));
+    assert.equal((await api().get(`/v1/recordings/${capturingId}`)).body.status, 'recording', 'the refused delete changed nothing');
+    await api().post(`/v1/calls/${up.id}/hangup`);
+
+    const call = await place(MAGIC.pii, true);
+    const { id } = (await receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id), 20_000))
+      .find((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id)!.data.object;
+    const ready = (await api().get(`/v1/recordings/${id}`)).body;
+    const file = join(t.config.dataDir, 'recordings', acct.account.id, `${id}.wav`);
+    assert.ok(existsSync(file), 'the WAV file is on disk while the recording is ready');
+    const spoken = ready.transcript.segments[0].text as string;
+    assert.ok(spoken.length > 5);
+
+    const deleted = await api().delete(`/v1/recordings/${id}`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.equal(deleted.body.status, 'deleted');
+    assert.deepEqual([deleted.body.media_url, deleted.body.transcript, deleted.body.size_bytes], [null, null, null]);
+    assert.ok(deleted.body.timestamps.deleted);
+    assert.equal(existsSync(file), false, 'the WAV file is gone from the data dir');
+    assert.equal(existsSync(`${file}.partial`), false);
+
+    const event = await receiver.waitForEvent('call.recording.deleted', id);
+    assert.equal(event.data.object.status, 'deleted');
+    // Nothing of what was said survives in the recording's stored events (GET /v1/events, pending deliveries).
+    const stored = await api().get(`/v1/events?object_id=${id}&limit=100`);
+    assert.deepEqual(stored.body.data.map((e: any) => e.type).reverse(), ['call.recording.started', 'call.recording.stopped', 'call.recording.ready', 'call.recording.deleted']);
+    assert.ok(!JSON.stringify(stored.body).includes(spoken), 'the transcript is scrubbed from earlier events');
+    assert.ok(stored.body.data.every((e: any) => e.data.object.transcript === null && e.data.object.media_url === null));
+
+    const gone = await api().get(`/v1/recordings/${id}/media`);
+    assert.equal(gone.status, 410);
+    assert.equal(gone.body.code, 'recording_deleted');
+    assert.equal((await api().post(`/v1/recordings/${id}/redact`, {})).body.code, 'recording_deleted');
+    assert.equal((await api().post(`/v1/recordings/${id}/start`)).body.code, 'recording_deleted');
+
+    // Finishing actions repeat safely: the same recording, no second event.
+    const again = await api().delete(`/v1/recordings/${id}`);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, deleted.body);
+    assert.deepEqual((await api().get(`/v1/recordings/${id}`)).body, deleted.body);
+    assert.equal((await api().get(`/v1/recordings?status=deleted&call_id=${call.id}`)).body.data[0].id, id);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(eventsOf(receiver, id).filter((e) => e.type === 'call.recording.deleted').length, 1);
+  });
+
+  test('another mode cannot delete it, and a key without recordings:write is refused', async () => {
+    const [rec] = (await api().get('/v1/recordings?status=ready&limit=1')).body.data;
+    assert.equal((await t.as(acct.keys.live).delete(`/v1/recordings/${rec.id}`)).status, 404);
+    const readOnly = await api().post('/v1/keys', { name: 'reader', scopes: ['recordings:read'] });
+    assert.equal(readOnly.status, 200, JSON.stringify(readOnly.body));
+    const refused = await t.as(readOnly.body.secret).delete(`/v1/recordings/${rec.id}`);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'insufficient_scope');
+    assert.equal((await api().get(`/v1/recordings/${rec.id}`)).body.status, 'ready');
   });
 });

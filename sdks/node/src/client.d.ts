@@ -220,7 +220,7 @@ export interface ListRecordingsParams {
    */
   starting_after?: string;
   call_id?: string;
-  status?: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed";
+  status?: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed" | "deleted";
   /**
    * Only recordings created at or after this time.
    */
@@ -769,6 +769,16 @@ export class Switchboard {
    * Required scope: `recordings:read`.
    */
   getRecording(id: string, options?: RequestOptions): Promise<WithResponse<Recording>>;
+  /**
+   * Delete a recording's audio and transcript, irreversibly
+   *
+   * `DELETE /v1/recordings/{id}`
+   *
+   * Removes the WAV file and the transcript for good (also from the recording's earlier events) and fires call.recording.deleted. The recording remains with status `deleted` (media_url and transcript null), so a repeat answers 200 with it. A recording still recording, paused, stopped or processing is 409 recording_not_ready: stop it and delete it once it is ready.
+   *
+   * Required scope: `recordings:write`.
+   */
+  deleteRecording(id: string, options?: RequestOptions): Promise<WithResponse<Recording>>;
   /**
    * Download the recording as a WAV file (16-bit PCM)
    *

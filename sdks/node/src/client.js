@@ -669,6 +669,19 @@ export class Switchboard {
   }
 
   /**
+   * Delete a recording's audio and transcript, irreversibly
+   *
+   * `DELETE /v1/recordings/{id}`
+   *
+   * Removes the WAV file and the transcript for good (also from the recording's earlier events) and fires call.recording.deleted. The recording remains with status `deleted` (media_url and transcript null), so a repeat answers 200 with it. A recording still recording, paused, stopped or processing is 409 recording_not_ready: stop it and delete it once it is ready.
+   *
+   * Required scope: `recordings:write`.
+   */
+  deleteRecording(id, options) {
+    return this.send({ method: 'DELETE', path: `/v1/recordings/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
    * Download the recording as a WAV file (16-bit PCM)
    *
    * `GET /v1/recordings/{id}/media`

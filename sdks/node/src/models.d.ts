@@ -726,6 +726,25 @@ export interface CallQueuedEventData {
   object: Call;
 }
 
+export interface CallRecordingDeletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.deleted";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingDeletedEventData;
+}
+
+export interface CallRecordingDeletedEventData {
+  object: Recording;
+}
+
 export interface CallRecordingFailedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -2192,7 +2211,7 @@ export interface Recording {
   object: "recording";
   mode: "sandbox" | "live";
   call_id: string;
-  status: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed";
+  status: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed" | "deleted";
   /**
    * record: the call's `record: true`; api: POST /v1/calls/{id}/recordings.
    */
@@ -2928,4 +2947,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

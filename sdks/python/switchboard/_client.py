@@ -529,7 +529,7 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/calls/{_path(id)}/recordings", None, {"channels": channels}, ("model", "Recording"), request_options)
 
-    def list_recordings(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, call_id: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["recording", "paused", "stopped", "processing", "ready", "failed"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Recording]:
+    def list_recordings(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, call_id: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["recording", "paused", "stopped", "processing", "ready", "failed", "deleted"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Recording]:
         """List recordings, newest first
 
         ``GET /v1/recordings``
@@ -546,6 +546,17 @@ class Switchboard(BaseClient):
         Required scope: `recordings:read`.
         """
         return self._request("GET", f"/v1/recordings/{_path(id)}", None, None, ("model", "Recording"), request_options)
+
+    def delete_recording(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Recording:
+        """Delete a recording's audio and transcript, irreversibly
+
+        ``DELETE /v1/recordings/{id}``
+
+        Removes the WAV file and the transcript for good (also from the recording's earlier events) and fires call.recording.deleted. The recording remains with status `deleted` (media_url and transcript null), so a repeat answers 200 with it. A recording still recording, paused, stopped or processing is 409 recording_not_ready: stop it and delete it once it is ready.
+
+        Required scope: `recordings:write`.
+        """
+        return self._request("DELETE", f"/v1/recordings/{_path(id)}", None, None, ("model", "Recording"), request_options)
 
     def get_recording_media(self, id: str, *, request_options: Optional[RequestOptions] = None) -> BinaryResponse:
         """Download the recording as a WAV file (16-bit PCM)

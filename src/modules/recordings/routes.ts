@@ -45,13 +45,24 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
       response: { 200: Recording, ...problemResponses('not_found') } },
   }, async (request) => recordings.present(await recordings.get(request.auth.account.id, request.auth.mode, request.params.id)));
 
+  app.delete('/v1/recordings/:id', {
+    config: { scope: 'recordings:write' },
+    schema: {
+      operationId: 'deleteRecording', tags, summary: 'Delete a recording\'s audio and transcript, irreversibly', params: IdParams,
+      description: 'Removes the WAV file and the transcript for good (also from the recording\'s earlier events) and fires call.recording.deleted. '
+        + 'The recording remains with status `deleted` (media_url and transcript null), so a repeat answers 200 with it. '
+        + 'A recording still recording, paused, stopped or processing is 409 recording_not_ready: stop it and delete it once it is ready.',
+      response: { 200: Recording, ...problemResponses('not_found', 'recording_not_ready') },
+    },
+  }, async (request) => recordings.delete(request.auth, request.params.id));
+
   app.get('/v1/recordings/:id/media', {
     config: { scope: 'recordings:read' },
     schema: {
       operationId: 'getRecordingMedia', tags, summary: 'Download the recording as a WAV file (16-bit PCM)', params: IdParams,
       response: {
         200: { description: 'The WAV file.', content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } } } as any,
-        ...problemResponses('not_found', 'recording_not_ready'),
+        ...problemResponses('not_found', 'recording_not_ready', 'recording_deleted'),
       },
     },
   }, async (request, reply) => {
@@ -71,7 +82,7 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     app.post(`/v1/recordings/:id/${action}`, {
       config: { scope: 'recordings:write' },
       schema: { operationId: `${action}Recording`, tags, summary, params: IdParams,
-        response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress', ...(action === 'start' ? ['recording_in_progress'] as const : [])) } },
+        response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress', ...(action === 'start' ? ['recording_in_progress', 'recording_deleted'] as const : [])) } },
     }, async (request) => run.call(recordings, request.auth, request.params.id));
   }
 
@@ -80,7 +91,7 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     schema: {
       operationId: 'redactRecording', tags, summary: 'Redact PII from the transcript and silence it in the audio, irreversibly', params: IdParams,
       body: Type.Optional(RedactBody),
-      response: { 200: Recording, ...problemResponses('not_found', 'recording_not_ready') },
+      response: { 200: Recording, ...problemResponses('not_found', 'recording_not_ready', 'recording_deleted') },
     },
   }, async (request) => recordings.redact(request.auth, request.params.id, request.body?.types));
 }

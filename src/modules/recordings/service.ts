@@ -3,7 +3,7 @@
 // when it ends. The carrier's media port captures the audio and streams it, chunk by chunk,
 // into a sink of ours (sinks.ts); when it closes the sink the file is complete and the
 // recording is `ready`. Redaction masks PII in the transcript and zeroes the matching audio
-// in place, keeping no unredacted copy.
+// in place, keeping no unredacted copy. Deletion removes the audio and the transcript for good.
 import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -18,7 +18,7 @@ import type { MediaPort } from '../../carriers/media-port.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import type { RecordingRow, RecordingSpan } from './tables.ts';
-import { transition, type RecordingStatus, type TransitionExtra } from './states.ts';
+import { CAPTURING_STATUSES, transition, type RecordingStatus, type TransitionExtra } from './states.ts';
 import { presentRecording, type Recording } from './presenter.ts';
 import { MediaStore } from './media-store.ts';
 import { PII_TYPES, redactSegments, type PiiType, type RedactedAudioRange } from './pii.ts';
@@ -167,6 +167,7 @@ export class RecordingService {
   async start(caller: Caller, id: string): Promise<Recording> {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
+      assertNotDeleted(row);
       if (row.status === 'recording') throw new Problem('invalid_state_transition', `Recording ${id} is already recording.`);
       if (call.status !== 'in_progress') {
         throw new Problem('call_not_in_progress', `Recording ${id} belongs to call ${call.id}, which is ${call.status}: only a live call can be recorded.`);
@@ -238,6 +239,7 @@ export class RecordingService {
     return inTransaction(this.db, async (trx) => {
       const row = await this.lock(trx, id);
       if (!row || row.account_id !== caller.account.id || row.mode !== caller.mode) throw notFound('recording', id);
+      assertNotDeleted(row);
       if (row.status !== 'ready' || !row.media_path || !row.transcript) {
         throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}; it can be redacted once it is ready (call.recording.ready).`);
       }
@@ -260,6 +262,41 @@ export class RecordingService {
     });
   }
 
+  /**
+   * DELETE /v1/recordings/{id}: the WAV file (and any partial file) leaves the data dir, the
+   * transcript and media columns are cleared, and the transcript is scrubbed from the
+   * recording's earlier events (GET /v1/events and pending webhook deliveries read them), so
+   * nothing of the audio or its words stays. The recording itself remains, `deleted`, so ids
+   * in a call's `recordings` still resolve and a repeat answers 200 (docs/api.md, finishing
+   * actions). Files go before the commit, as with redaction: if the commit fails, a retry
+   * deletes again; a crash never leaves audio behind a row that says deleted.
+   */
+  async delete(caller: Caller, id: string): Promise<Recording> {
+    return inTransaction(this.db, async (trx) => {
+      const { row, call } = await this.lockWithCall(trx, caller, id);
+      if (row.status === 'deleted') return this.present(row);
+      if (CAPTURING_STATUSES.includes(row.status)) {
+        throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}: ${row.status === 'processing' ? 'wait for call.recording.ready' : `stop it first (POST /v1/recordings/${id}/stop)`}, then delete it once it is ready.`);
+      }
+      const next = await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'deleted', {
+        transcript: null, media_path: null, size_bytes: null,
+      });
+      await this.scrubEventPayloads(trx, id);
+      await this.media.remove(row.media_path ?? this.media.pathFor(row.account_id, row.id));
+      return this.present(next);
+    });
+  }
+
+  /** The recording's stored events keep their envelope but lose the transcript and the media URL. */
+  private async scrubEventPayloads(trx: Trx, id: string): Promise<void> {
+    const events = await trx.selectFrom('events').select(['id', 'data']).where('resource_id', '=', id).execute();
+    for (const event of events) {
+      const data = JSON.parse(event.data) as Partial<Recording>;
+      if (data.transcript === null && data.media_url === null) continue;
+      await trx.updateTable('events').set({ data: JSON.stringify({ ...data, transcript: null, media_url: null }) }).where('id', '=', event.id).execute();
+    }
+  }
+
   async get(accountId: string, mode: Mode, id: string): Promise<RecordingRow> {
     const row = await this.db.selectFrom('recordings').selectAll()
       .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
@@ -269,6 +306,7 @@ export class RecordingService {
 
   async mediaOf(accountId: string, mode: Mode, id: string) {
     const row = await this.get(accountId, mode, id);
+    assertNotDeleted(row);
     if (row.status !== 'ready' || !row.media_path) {
       throw new Problem('recording_not_ready', `Recording ${id} is ${row.status}; its audio is available once it is ready.`);
     }
@@ -288,6 +326,12 @@ export class RecordingService {
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     return fetchPage(q, f);
+  }
+}
+
+function assertNotDeleted(row: RecordingRow): void {
+  if (row.status === 'deleted') {
+    throw new Problem('recording_deleted', `Recording ${row.id} was deleted (DELETE /v1/recordings/${row.id}); its audio and transcript no longer exist.`);
   }
 }
 

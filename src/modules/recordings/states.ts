@@ -4,6 +4,7 @@
 //   recording -> paused | stopped        paused -> recording (resumed) | stopped
 //   stopped -> processing | recording    processing -> ready | failed
 //   ready -> recording (restarted on a call still in progress; then processed again)
+//   ready | failed -> deleted (DELETE /v1/recordings/{id}: media and transcript gone; final)
 import type { Trx } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
@@ -11,7 +12,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { RecordingRow } from './tables.ts';
 
-export const RECORDING_STATUSES = ['recording', 'paused', 'stopped', 'processing', 'ready', 'failed'] as const;
+export const RECORDING_STATUSES = ['recording', 'paused', 'stopped', 'processing', 'ready', 'failed', 'deleted'] as const;
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
 export const TRANSITIONS: Record<RecordingStatus, Partial<Record<RecordingStatus, EventType | null>>> = {
@@ -19,8 +20,9 @@ export const TRANSITIONS: Record<RecordingStatus, Partial<Record<RecordingStatus
   paused: { recording: 'call.recording.resumed', stopped: 'call.recording.stopped' },
   stopped: { processing: null, recording: 'call.recording.started' },
   processing: { ready: 'call.recording.ready', failed: 'call.recording.failed' },
-  ready: { recording: 'call.recording.started' },
-  failed: {},
+  ready: { recording: 'call.recording.started', deleted: 'call.recording.deleted' },
+  failed: { deleted: 'call.recording.deleted' },
+  deleted: {},
 };
 
 export interface TransitionDeps {
@@ -31,6 +33,9 @@ export interface TransitionDeps {
 }
 
 export type TransitionExtra = Partial<Pick<RecordingRow, 'spans' | 'duration_ms' | 'size_bytes' | 'transcript' | 'media_path' | 'error'>>;
+
+/** Statuses that hold a file still being written or processed: nothing can be deleted yet. */
+export const CAPTURING_STATUSES: readonly RecordingStatus[] = ['recording', 'paused', 'stopped', 'processing'];
 
 export function canMove(from: RecordingStatus, to: RecordingStatus): boolean {
   return Object.hasOwn(TRANSITIONS[from], to);

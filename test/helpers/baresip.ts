@@ -1,0 +1,92 @@
+// Runs baresip as a real SIP user agent on 127.0.0.x for tests: headless (no sound card,
+// no console), auto-answering, speaking a WAV file we choose (the `aufile` source) and
+// writing what it hears to a WAV (the `sndfile` filter dumps the decoded far end as
+// `dump-...-dec.wav`; baresip 1.0's `aufile` is a source only). Its own SIP stack and
+// jitter buffer are the point: nothing of ours is on its side of the call.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitForListener } from './sipp.ts';
+import { decodeWav } from '../../src/media/wav.ts';
+
+export interface Baresip {
+  dir: string;
+  /** baresip's stdout and stderr so far (its log explains a failed call). */
+  log(): string;
+  /** What baresip heard during its last call (mono, 8 kHz), once the call ended. */
+  heard(): Int16Array;
+  /** Ends baresip (SIGTERM, then SIGKILL after 3 s); resolves once it is gone. */
+  stop(): Promise<void>;
+}
+
+export interface BaresipOptions {
+  /** The address baresip's SIP listens on (127.0.0.x). */
+  host: string;
+  /** The user part baresip answers to (the number we call). */
+  user: string;
+  port: number;
+  /** A 16-bit mono 8 kHz WAV baresip speaks into every call. */
+  speaks: string;
+  rtpPorts: { min: number; max: number };
+}
+
+export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
+  const dir = mkdtempSync(join(tmpdir(), 'baresip-'));
+  writeFileSync(join(dir, 'config'), [
+    'poll_method epoll',
+    // Only this address: baresip would otherwise advertise the machine's first interface in SDP.
+    `net_interface ${options.host}`,
+    `sip_listen ${options.host}:${options.port}`,
+    `rtp_ports ${options.rtpPorts.min}-${options.rtpPorts.max}`,
+    `audio_source aufile,${options.speaks}`,
+    // aubridge's player discards what it is given: the sndfile filter has already written it.
+    'audio_player aubridge,heard',
+    'audio_alert aubridge,alert',
+    'module_path /usr/lib/baresip/modules',
+    'module g711.so',
+    'module aufile.so',
+    'module aubridge.so',
+    'module sndfile.so',
+    `snd_path ${dir}`,
+    'module_tmp account.so',
+    'module_app menu.so',
+    '',
+  ].join('\n'));
+  writeFileSync(join(dir, 'accounts'), `<sip:${options.user}@${options.host}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n`);
+  writeFileSync(join(dir, 'contacts'), '');
+  const child: ChildProcess = spawn('baresip', ['-f', dir], { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitForListener(options.port, 'udp');
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`baresip did not start: ${(err as Error).message}\n${output}`);
+  }
+  return {
+    dir,
+    log: () => output,
+    heard: () => {
+      const dumps = readdirSync(dir).filter((f) => f.startsWith('dump-') && f.endsWith('-dec.wav')).sort();
+      const last = dumps.at(-1);
+      if (!last) throw new Error(`baresip wrote no recording of what it heard in ${dir}\n${output}`);
+      const wav = decodeWav(readFileSync(join(dir, last)));
+      if (wav.sampleRate !== 8000 || wav.channels !== 1) throw new Error(`baresip's recording is ${wav.sampleRate} Hz x ${wav.channels}, expected 8000 x 1`);
+      return wav.samples[0]!;
+    },
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -23,6 +23,7 @@ import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer }
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
 import { validateFlow } from './flows/validate.ts';
+import { assertFlowUrlsAllowed } from './flows/flow-urls.ts';
 import { fetchedFlowState, newFlowState } from './flows/state.ts';
 
 export interface CreateCallInput {
@@ -145,6 +146,7 @@ export class CallService implements CallSignals {
       if (!checked.ok) {
         throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
       }
+      await assertFlowUrlsAllowed(checked.verbs, mode, this.platform.config);
       flowState = JSON.stringify(newFlowState(checked.verbs));
     }
     if (input.answer_url !== undefined && input.flow !== undefined) {

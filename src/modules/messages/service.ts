@@ -19,6 +19,7 @@ import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } f
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
+import { assertMediaUrlsAllowed } from './media-urls.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
 import { STAMPS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
 import type { Channel, Direction, MessageRow } from './tables.ts';
@@ -134,11 +135,8 @@ export class MessageService {
     const channel = input.channel ?? 'sms';
     checkContent(channel, input);
     checkDestination(input.to);
-    // A live carrier fetches media from these URLs on our behalf: they follow the webhook URL
-    // policy (public https hosts), so a message cannot point the provider at private addresses.
-    if (mode === 'live') {
-      for (const [i, url] of (input.media_urls ?? []).entries()) await assertWebhookUrlAllowed(url, mode, this.platform.config, `media_urls.${i}`);
-    }
+    if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
+    await assertMediaUrlsAllowed(input.media_urls ?? [], mode, this.platform.config);
     // After the request is validated: a permanent refusal never hides a bad field.
     this.carrierFor(mode);
     return inTransaction(this.db, async (trx) => {

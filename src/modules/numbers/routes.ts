@@ -25,7 +25,7 @@ export function numberRoutes(app: App, { services }: ModuleContext): void {
   app.post('/v1/numbers', {
     config: { scope: 'numbers:write' },
     schema: { operationId: 'provisionNumber', tags, summary: 'Provision a phone number', body: ProvisionBody,
-      response: { 200: Type.Ref('Number'), ...problemResponses('number_not_available') } },
+      response: { 200: Type.Ref('Number'), ...problemResponses('number_not_available', 'webhook_url_not_allowed') } },
   }, async (request) => {
     const { account, mode, clock } = request.auth;
     return presentNumber(await numbers.provision(account.id, mode, clock, request.body));

@@ -13,7 +13,7 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { findInInventory, inventoryCapabilities, searchInventory, type InventoryFilter, type InventoryNumber } from './sandbox-inventory.ts';
 import { NUMBER_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
-import type { UrlPolicyConfig } from '../webhooks/url-policy.ts';
+import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
 import { assertOneVoiceHandler, checkVoiceConfig } from './voice-config.ts';
 
 export type Capability = 'voice' | 'sms' | 'mms' | 'whatsapp';
@@ -161,6 +161,7 @@ export class NumberService {
 
   /** Provisions one number from the inventory of the mode (POST /v1/numbers). */
   async provision(accountId: string, mode: Mode, clock: Clock, input: { phone_number: string; friendly_name?: string | undefined; webhook_url?: string | undefined }): Promise<NumberRow> {
+    if (input.webhook_url !== undefined) await this.assertWebhookUrl(input.webhook_url, mode);
     return inTransaction(this.db, async (trx) => {
       await lockUntilCommit(trx, `numbers:${mode}`); // the "in use" check below and the insert, as one step
       let entry: { country: string; type: NumberRow['type']; capabilities: string[]; voice_trunk?: string | null; messaging_carrier?: string | null } | undefined;
@@ -255,6 +256,12 @@ export class NumberService {
     return fetchPage(query, q);
   }
 
+  /** A number's webhook_url receives its messages' events: the webhook URL policy, checked before anything is written. */
+  private async assertWebhookUrl(url: string, mode: Mode): Promise<void> {
+    if (!this.config) throw new Error('webhook URLs need the webhook URL policy');
+    await assertWebhookUrlAllowed(url, mode, this.config, 'webhook_url');
+  }
+
   /** PATCH /v1/numbers/{id}; the carrier bindings only from the operator's CLI (`switchboard numbers bind`). */
   async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: {
     friendly_name?: string | null | undefined; webhook_url?: string | null | undefined; agent_id?: string | null | undefined;
@@ -262,6 +269,7 @@ export class NumberService {
     voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined;
   }): Promise<NumberRow> {
     if (patch.agent_id) await this.assertAgent(accountId, mode, patch.agent_id);
+    if (typeof patch.webhook_url === 'string') await this.assertWebhookUrl(patch.webhook_url, mode);
     const voice = await checkVoiceConfig(patch, mode, this.config);
     return inTransaction(this.db, async (trx) => {
       const row = await this.get(accountId, mode, id, trx);

@@ -6,6 +6,7 @@ import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import { Problem, invalidField } from '../../platform/problems.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
 import { validateFlow } from '../calls/flows/validate.ts';
+import { assertFlowUrlsAllowed } from '../calls/flows/flow-urls.ts';
 
 type VoicePatch = { voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined };
 
@@ -28,6 +29,8 @@ export async function checkVoiceConfig(patch: VoicePatch, mode: Mode, config: Ur
       if (!checked.ok) {
         throw new Problem('validation_failed', `voice_flow is not a valid flow: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
       }
+      if (!config) throw new Error('voice flows need the webhook URL policy');
+      await assertFlowUrlsAllowed(checked.verbs, mode, config, 'voice_flow');
       set.voice_flow = JSON.stringify(checked.verbs);
     }
   }

@@ -14,7 +14,7 @@ export function portRoutes(app: App, { services }: ModuleContext): void {
   app.post('/v1/numbers/ports', {
     config: { scope: 'numbers:write' },
     schema: { operationId: 'createPort', tags, summary: 'Port numbers in; each gets a temporary number at once', body: CreatePortBody,
-      response: { 200: Type.Ref('Port'), ...problemResponses('number_not_available', 'carrier_not_configured') } },
+      response: { 200: Type.Ref('Port'), ...problemResponses('number_not_available', 'carrier_not_configured', 'webhook_url_not_allowed') } },
   }, async (request) => {
     const { account, mode, clock } = request.auth;
     return ports.create(account.id, mode, clock, request.body);

@@ -22,6 +22,7 @@ import { PORT_REVIEW_SECONDS, reviewPort } from '../../carriers/simulator/portin
 import type { PortRow } from './tables.ts';
 import { CANCEL_CUTOFF_HOURS, PORT_EVENTS, STAMPS, TRANSITIONS, type PortStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
+import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 
 export const PORT_REVIEW_JOB = 'ports.review';
 export const PORT_COMPLETE_JOB = 'ports.complete';
@@ -103,6 +104,7 @@ export class PortService {
     input.phone_numbers.forEach((phone, i) => {
       if (!phoneFacts(phone)?.possible) throw invalidField(`phone_numbers.${i}`, phoneNumberMessage(phone), 'invalid_phone_number');
     });
+    if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
     if (mode === 'live') {
       throw new Problem('carrier_not_configured', 'Porting in live mode needs a real carrier, and none is configured on this server, so nothing was written. '
         + 'Retrying will not help: use a sandbox key to try porting.');

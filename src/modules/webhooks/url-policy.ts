@@ -9,7 +9,7 @@
 // delivery agent resolves through guardedLookup, so the address checked is the address used.
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { addressesToJudge, type Address } from './address-forms.ts';
 import type { Mode } from '../../store/platform-tables.ts';
 import { Problem } from '../../platform/problems.ts';
 
@@ -22,14 +22,16 @@ const NEVER = new Set(['unspecified', 'multicast', 'broadcast']);
 
 export class UrlNotAllowed extends Error {}
 
-/** Is a connection to `ip` allowed for a webhook of this mode and scheme? */
+/**
+ * Is a connection to `ip` allowed for a webhook of this mode and scheme? Every IPv4 address an
+ * IPv6 form carries (mapped, compatible, NAT64, 6to4, Teredo) is judged, not the wrapper.
+ */
 export function addressAllowed(ip: string, mode: Mode, protocol: string, config: UrlPolicyConfig): boolean {
-  let address: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    address = ipaddr.process(ip); // IPv4-mapped IPv6 is judged as IPv4
-  } catch {
-    return false;
-  }
+  const judged = addressesToJudge(ip);
+  return judged !== null && judged.every((address) => oneAddressAllowed(address, mode, protocol, config));
+}
+
+function oneAddressAllowed(address: Address, mode: Mode, protocol: string, config: UrlPolicyConfig): boolean {
   const range = address.range();
   if (NEVER.has(range)) return false;
   const isPublic = range === 'unicast';
@@ -71,29 +73,39 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
   });
 }
 
+function refusal(field: string, why: string): Problem {
+  return new Problem('webhook_url_not_allowed', `${field}: ${why}.`, { errors: [{ field, message: why, code: 'not_allowed' }] });
+}
+
+/**
+ * The save-time check of a URL nobody on this server connects to (sandbox media URLs): the
+ * policy without DNS. Throws a 422 `webhook_url_not_allowed` problem naming the field.
+ */
+export function assertUrlShapeAllowed(raw: string, mode: Mode, config: UrlPolicyConfig, field: string): URL {
+  try {
+    return checkUrlShape(raw, mode, config);
+  } catch (err) {
+    if (err instanceof UrlNotAllowed) throw refusal(field, err.message);
+    throw err;
+  }
+}
+
 /**
  * The check at save time, exported for every module that stores a webhook URL.
  * Throws a 422 `webhook_url_not_allowed` problem naming the reason.
  */
 export async function assertWebhookUrlAllowed(raw: string, mode: Mode, config: UrlPolicyConfig, field = 'url'): Promise<URL> {
-  const refuse = (why: string) =>
-    new Problem('webhook_url_not_allowed', `${field}: ${why}.`, { errors: [{ field, message: why, code: 'not_allowed' }] });
-  let url: URL;
-  try {
-    url = checkUrlShape(raw, mode, config);
-  } catch (err) {
-    throw refuse((err as Error).message);
-  }
+  const url = assertUrlShapeAllowed(raw, mode, config, field);
   const host = hostOf(url);
   if (isIP(host)) return url;
   let addresses: LookupAddress[];
   try {
     addresses = await resolveAll(host);
   } catch {
-    throw refuse(`the host ${host} does not resolve`);
+    throw refusal(field, `the host ${host} does not resolve`);
   }
   const bad = addresses.find((a) => !addressAllowed(a.address, mode, url.protocol, config));
-  if (bad) throw refuse(`${host} resolves to ${bad.address}, which is not a public address`);
+  if (bad) throw refusal(field, `${host} resolves to ${bad.address}, which is not a public address`);
   return url;
 }
 

@@ -16,7 +16,7 @@ import { guardedLookup } from '../../src/modules/webhooks/url-policy.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 
 type Mode = 'sandbox' | 'live';
-interface Ctx { from: Record<Mode, string>; numberId: Record<Mode, string>; agentId: Record<Mode, string>; webhookId: Record<Mode, string> }
+interface Ctx { callId: string; from: Record<Mode, string>; numberId: Record<Mode, string>; agentId: Record<Mode, string>; webhookId: Record<Mode, string> }
 /** One URL-bearing field: the request that puts `url` in it, and the field the problem must name. */
 interface UrlField { op: string; field: string; request(url: string, mode: Mode, ctx: Ctx): [string, string, unknown] }
 
@@ -42,6 +42,9 @@ const FIELDS: UrlField[] = [
   { op: 'POST /v1/calls', field: 'answer_fallback_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, answer_url: GOOD[m], answer_fallback_url: url }] },
   { op: 'POST /v1/calls', field: 'flow[0].gather.action_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ gather: { action_url: url } }] }] },
   { op: 'POST /v1/calls', field: 'flow[0].redirect.url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ redirect: { url } }] }] },
+  { op: 'POST /v1/calls/{id}/flow', field: 'url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/flow`, { url }] },
+  { op: 'POST /v1/calls/{id}/flow', field: 'flow[0].gather.action_url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/flow`, { flow: [{ gather: { action_url: url } }] }] },
+  { op: 'POST /v1/calls/{id}/flow', field: 'flow[0].redirect.url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/flow`, { flow: [{ redirect: { url } }] }] },
   { op: 'POST /v1/ai/agents', field: 'webhook_url', request: (url) => ['POST', '/v1/ai/agents', { name: 'Front desk', webhook_url: url }] },
   { op: 'PATCH /v1/ai/agents/{id}', field: 'webhook_url', request: (url, m, c) => ['PATCH', `/v1/ai/agents/${c.agentId[m]}`, { webhook_url: url }] },
   { op: 'POST /v1/webhooks', field: 'url', request: (url) => ['POST', '/v1/webhooks', { url }] },
@@ -78,7 +81,8 @@ before(async () => {
     ctx.numberId[mode] = number.id;
     ctx.agentId[mode] = (await api.post('/v1/ai/agents', { name: 'Front desk' })).body.id;
     ctx.webhookId[mode] = (await api.post('/v1/webhooks', { url: GOOD[mode] })).body.id;
-    assert.ok(ctx.numberId[mode] && ctx.agentId[mode] && ctx.webhookId[mode], `${mode} fixtures created`);
+    if (mode === 'sandbox') ctx.callId = (await api.post('/v1/calls', { from: ctx.from.sandbox, to: MAGIC.staysUp })).body.id;
+    assert.ok(ctx.callId && ctx.numberId[mode] && ctx.agentId[mode] && ctx.webhookId[mode], `${mode} fixtures created`);
   }
 });
 after(() => t.close());

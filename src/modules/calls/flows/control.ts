@@ -16,6 +16,7 @@ import { presentOne, type Call } from '../presenter.ts';
 import type { FlowInterpreter } from './interpreter.ts';
 import type { FlowReplacement } from './state.ts';
 import { validateFlow } from './validate.ts';
+import { assertFlowUrlsAllowed } from './flow-urls.ts';
 
 export interface FlowUpdate {
   flow?: unknown[] | undefined;
@@ -46,6 +47,7 @@ export class FlowControl {
       if (!checked.ok) {
         throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
       }
+      await assertFlowUrlsAllowed(checked.verbs, caller.mode, this.platform.config);
       replacement = { verbs: checked.verbs };
     } else {
       await assertWebhookUrlAllowed(body.url!, caller.mode, this.platform.config, 'url');

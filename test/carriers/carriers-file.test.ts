@@ -81,7 +81,7 @@ describe('the carriers file', () => {
     ].join('\n');
     assert.deepEqual(problemsOf(text).sort(), [
       'carriers.yaml:11:15 smpp[1].password: refers to the environment variable UNSET_PASSWORD, which is not set',
-      'carriers.yaml:12:18 sip_trunks_typo: is not a known section; the sections are smpp, sip, whatsapp, http_sms',
+      'carriers.yaml:12:18 sip_trunks_typo: is not a known section; the sections are smpp, sip, whatsapp, http_sms, speech',
       'carriers.yaml:2:5 smpp[0].system_id: is required',
       'carriers.yaml:4:15 smpp[0].password: is a secret: write it as env:NAME and set that environment variable, not the value itself',
       'carriers.yaml:5:13 smpp[0].window: must be at least 1',

@@ -4,3 +4,4 @@ import '../smpp/config.ts';
 import '../sip/config.ts';
 import '../whatsapp/config.ts';
 import '../http-sms/config.ts';
+import '../speech/config.ts';

@@ -4,8 +4,8 @@
 // registry only collects them, so adding a kind never touches the loader.
 import type { TSchema } from 'typebox';
 
-/** What a link carries: voice trunks serve calls, messaging links serve messages. */
-export type LinkRole = 'voice' | 'messaging';
+/** What a link carries: voice trunks serve calls, messaging links serve messages, speech endpoints serve voice. */
+export type LinkRole = 'voice' | 'messaging' | 'speech';
 export type MessagingChannel = 'sms' | 'mms' | 'whatsapp';
 
 /** One named link the file configures (an SMPP bind, a WhatsApp number, a SIP trunk...). */

@@ -25,7 +25,8 @@ import { parseReason } from './headers.ts';
 import { failureOutcome } from './causes.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { SipSettings, TrunkSettings } from './settings.ts';
-import { EmbeddedTextToSpeech } from '../speech/text-to-speech.ts';
+import { speechServices, type SpeechServices } from '../speech/services.ts';
+import type { SpeechSectionConfig } from '../speech/config.ts';
 
 /** What the carrier keeps in calls.carrier_state: the SIP facts a user may need to see. */
 export interface LiveCallState {
@@ -61,13 +62,14 @@ export class LiveSipCarrier implements VoiceCarrier {
   private engine!: MediaEngine;
   private readonly legs = new Map<string, Leg>();
   private readonly mediaDir: string;
-  private readonly speech = new EmbeddedTextToSpeech();
+  private readonly speech: SpeechServices;
   private readonly admission: InboundAdmission;
   readonly media: LiveMediaPort;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
     this.mediaDir = join(platform.config.dataDir, 'live-media');
     this.admission = new InboundAdmission(settings.trunks);
+    this.speech = speechServices(platform.carriers.sections.speech as SpeechSectionConfig | undefined, (err, detail) => platform.log.warn({ err }, detail));
     this.media = new LiveMediaPort({
       elapsed: (callId) => {
         const leg = this.legs.get(callId);
@@ -96,7 +98,7 @@ export class LiveSipCarrier implements VoiceCarrier {
           this.engine.events.off(`voice:${callId}`, voice);
         };
       },
-    }, () => this.speech, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'));
+    }, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'));
   }
 
   connect(signals: CallSignals): void {

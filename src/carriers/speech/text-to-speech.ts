@@ -1,7 +1,9 @@
 // Text-to-speech for live calls: the prompt a flow's `say` speaks, as 8 kHz PCM ready for
 // the RTP engine. eSpeak NG runs in its own worker thread (espeak-worker.ts); prompts are
-// cached by voice and text, because flows say the same greeting to every caller.
+// cached by voice and text, because flows say the same greeting to every caller. With a
+// `speech.tts` endpoint configured, OpenAiTextToSpeech (openai-speech.ts) speaks instead.
 import { Worker } from 'node:worker_threads';
+import { PromptCache } from './prompt-cache.ts';
 
 export interface TextToSpeech {
   /** 8 kHz mono PCM of `text`; `language` is BCP 47 (en-US), `voice` an engine voice name. */
@@ -10,7 +12,6 @@ export interface TextToSpeech {
 }
 
 const DEFAULT_VOICE = 'en-us';
-const CACHE_ENTRIES = 64;
 
 /** eSpeak names voices by lower-case language tags (en-us, en-gb, de, fr); anything else falls back. */
 export function espeakVoice(language?: string, voice?: string): string {
@@ -22,25 +23,14 @@ export class EmbeddedTextToSpeech implements TextToSpeech {
   private worker: Worker | null = null;
   private nextRequest = 1;
   private readonly waiting = new Map<number, { resolve: (pcm: Int16Array) => void; reject: (error: Error) => void }>();
-  private readonly cache = new Map<string, Promise<Int16Array>>();
+  private readonly cache = new PromptCache();
 
   async synthesize(text: string, options: { language?: string | undefined; voice?: string | undefined } = {}): Promise<Int16Array> {
     const voice = espeakVoice(options.language, options.voice);
-    const key = `${voice}\n${text}`;
-    let pcm = this.cache.get(key);
-    if (pcm) {
-      // Most recently used last, so the oldest is dropped first.
-      this.cache.delete(key);
-    } else {
-      pcm = this.request(text, voice).catch((error: Error) => {
-        this.cache.delete(key);
-        if (voice === DEFAULT_VOICE) throw error;
-        return this.synthesize(text, {});
-      });
-    }
-    this.cache.set(key, pcm);
-    while (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
-    return pcm;
+    return this.cache.get(`${voice}\n${text}`, () => this.request(text, voice).catch((error: Error) => {
+      if (voice === DEFAULT_VOICE) throw error;
+      return this.synthesize(text, {});
+    }));
   }
 
   /** Starts the worker (and its compile of the speech engine) ahead of the first prompt. */

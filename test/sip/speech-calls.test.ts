@@ -1,0 +1,133 @@
+// Speech on live calls with OpenAI-compatible endpoints configured (the carriers file's
+// `speech` section), against SIPp as the trunk and a local server implementing OpenAI's audio
+// API shapes (test/helpers/openai-audio.ts, which "recognises" by a documented rule over the
+// real audio it is sent). The recordings are the real audio of the call.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { matchAudio } from '../helpers/audio-match.ts';
+import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { decodeWav } from '../../src/media/wav.ts';
+import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
+import { toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { EmbeddedTextToSpeech } from '../../src/carriers/speech/text-to-speech.ts';
+
+const hasSipp = peerAvailable('sipp');
+const FROM = '+14155550142';
+const TO = '+14155550199';
+const KEY = 'sk-test-speech';
+
+let t: TestServer;
+let acct: CreatedAccount;
+let receiver: WebhookReceiver;
+let trunkPort: number;
+let carriersFile: string;
+let api: FakeOpenAiAudio;
+
+function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
+  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
+  else delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
+}
+
+before(async () => {
+  if (!hasSipp) return;
+  api = await startFakeOpenAiAudio(KEY);
+  trunkPort = await freeUdpPort();
+  const sipPort = await freeUdpPort();
+  process.env.TEST_SPEECH_KEY = KEY;
+  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-speech-')), 'carriers.yaml');
+  writeFileSync(carriersFile, [
+    'sip:',
+    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
+    '  public_host: 127.0.0.1',
+    '  rtp: { port_min: 47000, port_max: 47998 }',
+    '  trunks:',
+    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`,
+    'speech:',
+    `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: tts-1-hd, voice: nova }`,
+    `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: whisper-1 }`,
+    '',
+  ].join('\n'));
+  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
+  acct = await t.createAccount('growth');
+  const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json');
+  assert.equal(imported.status, 0, imported.stderr);
+  receiver = await subscribedReceiver(t, acct.keys.live);
+});
+
+after(async () => {
+  await receiver?.close();
+  await t?.close();
+  await api?.close();
+});
+
+const live = () => t.as(acct.keys.live);
+
+async function place(body: Record<string, unknown>) {
+  const res = await live().post('/v1/calls', { from: FROM, to: TO, ...body });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body as { id: string };
+}
+
+async function sippOk(sipp: SippRun) {
+  const result = await sipp.done;
+  assert.equal(result.code, 0, result.errors);
+}
+
+async function recordingOf(callId: string): Promise<Int16Array[]> {
+  const ofCall = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.recording.ready' && e.data.object.call_id === callId;
+  const ready = (await receiver.waitFor((evs) => evs.some(ofCall), 30_000)).find(ofCall)!;
+  const media = await fetch(`${t.url}/v1/recordings/${ready.data.object.id}/media`, { headers: { authorization: `Bearer ${acct.keys.live}` } });
+  return decodeWav(Buffer.from(await media.arrayBuffer())).samples;
+}
+
+/** What a prompt sounds like after the line's µ-law. */
+const onTheLine = (pcm: Int16Array) => decodeG711('PCMU', encodeG711('PCMU', pcm));
+
+describe('text-to-speech from an OpenAI-compatible endpoint on live calls', { skip: !hasSipp }, () => {
+  test('say is spoken by the endpoint; a voice it refuses is retried with the configured one; when it fails, eSpeak NG speaks instead', async () => {
+    const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
+    const [first, refused, failing] = ['Your order has shipped.', 'Thank you for waiting.', 'Goodbye for now.'];
+    api.failSpeech.add(failing);
+    const call = await place({ record: true, flow: [{ say: { text: first } }, { say: { text: refused, voice: 'shimmer' } }, { say: { text: failing } }] });
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
+    await sippOk(sipp);
+    const flow = await live().get(`/v1/calls/${call.id}/flow`);
+    assert.deepEqual(flow.body.log.map((e: { verb: string; result: { reason: string } }) => [e.verb, e.result.reason]), [['say', 'finished'], ['say', 'finished'], ['say', 'finished']]);
+
+    const speech = api.requests.filter((r) => r.path === '/v1/audio/speech');
+    assert.deepEqual(speech.map((r) => [r.fields.input, r.fields.voice, r.fields.model, r.fields.response_format]), [
+      [first, 'nova', 'tts-1-hd', 'wav'],
+      [refused, 'shimmer', 'tts-1-hd', 'wav'],
+      [refused, 'nova', 'tts-1-hd', 'wav'],
+      [failing, 'nova', 'tts-1-hd', 'wav'],
+    ]);
+    assert.ok(speech.every((r) => r.authorization === `Bearer ${KEY}`));
+
+    // Channel 0 is what we sent (we are the caller): each prompt is in it, whole.
+    const [sent] = await recordingOf(call.id);
+    for (const text of [first, refused]) {
+      const match = matchAudio(onTheLine(toLineRate(fakeSpeech(text), FAKE_TTS_RATE)), sent!, 80_000);
+      assert.ok(match.correlation > 0.99, `"${text}" from the endpoint: correlation ${match.correlation}`);
+    }
+    const tts = new EmbeddedTextToSpeech();
+    const espeak = await tts.synthesize(failing, { language: 'en-US' });
+    await tts.close();
+    const fallback = matchAudio(onTheLine(espeak), sent!, 120_000);
+    assert.ok(fallback.correlation > 0.99, `"${failing}" by eSpeak NG after the endpoint failed: correlation ${fallback.correlation}`);
+  });
+});

@@ -385,6 +385,37 @@ type CallCompletedEventData struct {
 	Object Call `json:"object"`
 }
 
+type CallDial struct {
+	// One of: call_dial.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// Position of the dial verb in the flow.
+	Index int64 `json:"index"`
+	// The number dialled.
+	To string `json:"to"`
+	// completed: it answered and the two talked until one side or the time_limit ended it; busy, no_answer, failed: it did not connect; interrupted: a new flow (POST /v1/calls/{id}/flow) cut it. One of: completed, busy, no_answer, failed, interrupted.
+	Outcome string `json:"outcome"`
+	// Seconds the two talked (0 unless it answered).
+	TalkSeconds float64 `json:"talk_seconds"`
+}
+
+type CallDialCompletedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.dial.completed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     CallDialCompletedEventData `json:"data"`
+}
+
+type CallDialCompletedEventData struct {
+	Object CallDial `json:"object"`
+}
+
 type CallDtmf struct {
 	// One of: call_dtmf.
 	Object string `json:"object"`
@@ -462,7 +493,7 @@ type CallFlowFailure struct {
 	// One of: call_flow_failure.
 	Object string `json:"object"`
 	CallID string `json:"call_id"`
-	// timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it. One of: timeout, unreachable, http_status, invalid_json, invalid_flow, empty_flow, redirect_loop, no_voice_config.
+	// timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it; unsupported_verb: this call's carrier cannot run a verb of the flow yet (field names it). One of: timeout, unreachable, http_status, invalid_json, invalid_flow, empty_flow, redirect_loop, no_voice_config, unsupported_verb.
 	Cause string `json:"cause"`
 	// What went wrong, in a sentence.
 	Detail string `json:"detail"`
@@ -479,13 +510,13 @@ type CallFlowFailure struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, pause, gather, redirect, hangup.
+	// One of: say, pause, gather, redirect, dial, transfer, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
 	// RFC 3339 UTC timestamp.
 	EndedAt *string `json:"ended_at"`
-	// say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.
+	// say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
 	Result map[string]any `json:"result"`
 }
 
@@ -2263,6 +2294,7 @@ var EventTypes = []string{
 	"call.busy",
 	"call.canceled",
 	"call.completed",
+	"call.dial.completed",
 	"call.dtmf.sent",
 	"call.failed",
 	"call.flow.failed",

@@ -190,4 +190,11 @@ export interface MediaPort {
   stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void>;
   /** Seconds of media since the call was answered, on the port's own clock (frames sent, or the test clock). */
   elapsed(trx: Trx, call: CallRow): Promise<number>;
+  /**
+   * Why this port cannot run `op` yet (a sentence), or null when it can. The interpreter asks
+   * before `run`, and a flow that needs what the port lacks fails with call.flow.failed saying
+   * so instead of waiting on an operation that would never do what the flow meant. Optional:
+   * a port without it runs everything.
+   */
+  cannotRun?(op: MediaOp): string | null;
 }

@@ -18,6 +18,7 @@ export const EVENT_TYPES = {
   // Call flows (docs/voice-flows.md): what a flow verb collected or met, on the call's own sequence.
   'call.inbound': 'A caller reached a number of the account whose calls a flow answers (voice_url, voice_flow, or none configured); call.ringing follows.',
   'call.gather.completed': 'A flow\'s gather ended: the digits pressed or the words said, and why it ended (a key, the digit count, a timeout, an utterance).',
+  'call.dial.completed': 'A flow\'s dial ended: the dialled number\'s outcome (completed after talking, busy, no_answer, failed) and the talk time; the call goes on with the flow.',
   'call.dtmf.sent': 'Keypresses were sent to the other party of a call in progress (POST /v1/calls/{id}/dtmf).',
   'call.flow.failed': 'A flow webhook failed (timeout, non-2xx, not JSON, an invalid or empty flow with the JSON path of its first error, a redirect loop): the fallback URL is asked next, else the caller hears an apology and the call hangs up.',
 

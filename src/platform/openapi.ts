@@ -23,6 +23,7 @@ const EVENT_OBJECTS: Array<[string, string]> = [
   ['call.gather.', 'CallGather'],
   ['call.flow.failed', 'CallFlowFailure'],
   ['call.dtmf.', 'CallDtmf'],
+  ['call.dial.', 'CallDial'],
   ['call.', 'Call'],
   ['message.', 'Message'],
   ['number.port.', 'Port'],

@@ -479,6 +479,46 @@ export interface CallCompletedEventData {
   object: Call;
 }
 
+export interface CallDial {
+  object: "call_dial";
+  call_id: string;
+  /**
+   * Position of the dial verb in the flow.
+   */
+  index: number;
+  /**
+   * The number dialled.
+   */
+  to: string;
+  /**
+   * completed: it answered and the two talked until one side or the time_limit ended it; busy, no_answer, failed: it did not connect; interrupted: a new flow (POST /v1/calls/{id}/flow) cut it.
+   */
+  outcome: "completed" | "busy" | "no_answer" | "failed" | "interrupted";
+  /**
+   * Seconds the two talked (0 unless it answered).
+   */
+  talk_seconds: number;
+}
+
+export interface CallDialCompletedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.dial.completed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallDialCompletedEventData;
+}
+
+export interface CallDialCompletedEventData {
+  object: CallDial;
+}
+
 export interface CallDtmf {
   object: "call_dtmf";
   call_id: string;
@@ -570,9 +610,9 @@ export interface CallFlowFailure {
   object: "call_flow_failure";
   call_id: string;
   /**
-   * timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it.
+   * timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it; unsupported_verb: this call's carrier cannot run a verb of the flow yet (field names it).
    */
-  cause: "timeout" | "unreachable" | "http_status" | "invalid_json" | "invalid_flow" | "empty_flow" | "redirect_loop" | "no_voice_config";
+  cause: "timeout" | "unreachable" | "http_status" | "invalid_json" | "invalid_flow" | "empty_flow" | "redirect_loop" | "no_voice_config" | "unsupported_verb";
   /**
    * What went wrong, in a sentence.
    */
@@ -600,7 +640,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "pause" | "gather" | "redirect" | "hangup";
+  verb: "say" | "pause" | "gather" | "redirect" | "dial" | "transfer" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -610,7 +650,7 @@ export interface CallFlowLogItem {
    */
   ended_at: string | null;
   /**
-   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.
+   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
    */
   result: Record<string, unknown> | null;
 }
@@ -2947,4 +2987,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

@@ -14,6 +14,7 @@ import { CallerScripts } from './caller-script.ts';
 import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
 import { readSimState, writeSimState } from './sim-state.ts';
+import { bridgePlan } from './bridge.ts';
 
 const RENDER_JOB = 'simulator.recording_render';
 const OP_JOB = 'simulator.media_op';
@@ -79,6 +80,14 @@ export class SimulatedMediaPort implements MediaPort {
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
       return;
     }
+    if (op.kind === 'bridge') {
+      // The dialled leg's whole course is known now (bridge.ts): one job ends it with its outcome.
+      const plan = bridgePlan(op, call.id, state.legs.length);
+      const answerAt = plan.answerAfter === null ? null : round3(await this.elapsed(trx, call) + plan.answerAfter);
+      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, bridge: { answerAt } } });
+      await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', result: plan.result }, plan.endsAfter);
+      return;
+    }
     await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
     await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, opSeconds(op));
   }
@@ -130,12 +139,18 @@ export class SimulatedMediaPort implements MediaPort {
       if (!call) return null;
       const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
       if (state.op?.id !== step.opId) return null;
-      const { kind, collect } = state.op;
+      const { kind, collect, bridge } = state.op;
       if (collect && step.tick !== undefined && step.tick !== collect.tick) return null; // a newer input moved the timer
       delete state.op;
       await writeSimState(trx, call.id, state);
       const reason = call.status === 'in_progress' ? step.reason : 'hangup';
       if (collect) return reason === 'finished' ? (step.result ?? timerResult(collect)) : collectResult(collect, reason);
+      if (bridge) {
+        if (reason === 'finished' && step.result) return step.result;
+        // Cut short: the two talked from the answer until now.
+        const talked = bridge.answerAt === null ? 0 : Math.max(0, round3(await this.elapsed(trx, call) - bridge.answerAt));
+        return { kind: 'bridge', outcome: reason === 'finished' ? 'completed' : reason, talkSeconds: talked } satisfies MediaResult;
+      }
       return simpleResult(kind, reason);
     });
     if (!result) return;

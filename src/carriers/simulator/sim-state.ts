@@ -22,7 +22,7 @@ export interface SimState {
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
-  op?: { id: string; kind: string; collect?: CollectState };
+  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null } };
   /** The scripted caller of an inbound sandbox call (caller-script.ts). */
   script?: CallerScriptState;
 }

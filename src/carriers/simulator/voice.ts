@@ -165,7 +165,7 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
 }
 
 /** Seconds a party talks: 5, or its whole dialogue plus a second for the goodbye. */
-function talkTime(party: Destination, callId: string, legIndex: number): number {
+export function talkTime(party: Destination, callId: string, legIndex: number): number {
   if (party.talk === 'short') return SHORT_TALK_SECONDS;
   const segments = timeDialogue(simulatedDialogue(party.dialogue, `${callId}:${legIndex}`), { startAt: SPEECH_START_SECONDS });
   return Math.ceil(segments.at(-1)!.end) + 1;

@@ -15,7 +15,7 @@ import type { SecretBox } from '../../../platform/secret-box.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { validateFlow } from './validate.ts';
 
-export const FLOW_FAILURE_CAUSES = ['timeout', 'unreachable', 'http_status', 'invalid_json', 'invalid_flow', 'empty_flow', 'redirect_loop', 'no_voice_config'] as const;
+export const FLOW_FAILURE_CAUSES = ['timeout', 'unreachable', 'http_status', 'invalid_json', 'invalid_flow', 'empty_flow', 'redirect_loop', 'no_voice_config', 'unsupported_verb'] as const;
 export type FlowFailureCause = (typeof FLOW_FAILURE_CAUSES)[number];
 
 export interface FlowFailure {

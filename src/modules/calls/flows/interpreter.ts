@@ -12,8 +12,9 @@
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { HeardInput, MediaEvents, MediaOp, MediaResult, PromptOp } from '../../../carriers/media-port.ts';
-import type { VoiceCarriers } from '../../../carriers/carrier.ts';
+import type { HeardInput, MediaEvents, MediaResult } from '../../../carriers/media-port.ts';
+import type { TransferOutcome, VoiceCarriers } from '../../../carriers/carrier.ts';
+import { Problem } from '../../../platform/problems.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
 import type { EventType } from '../../../events/catalogue.ts';
 import type { CallRow } from '../tables.ts';
@@ -21,6 +22,7 @@ import type { CallService } from '../service.ts';
 import { presentOne } from '../presenter.ts';
 import { isFinal } from '../states.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
+import { dialOf, gatherOf, logResultOf, mediaOpOf } from './media-ops.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
 import { flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
 
@@ -44,6 +46,7 @@ export class FlowInterpreter implements MediaEvents {
   ) {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
     platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
+    calls.onTransferSettled((trx, call, index, outcome) => this.transferSettled(trx, call, index, outcome));
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
       if (from === 'in_progress' && isFinal(call.status) && call.flow_state) await this.callEnded(trx, call, clock);
@@ -81,8 +84,54 @@ export class FlowInterpreter implements MediaEvents {
     log.push({ index: state.pc, verb: name, started_at: now, ended_at: null, result: null });
     if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
     const opId = `${call.id}:${state.seq + 1}`;
+    if ('transfer' in verb) return this.startTransferVerb(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
+    const media = this.carriers.named(call.carrier).media;
+    const op = mediaOpOf(verb, call);
+    const refusal = media.cannotRun?.(op) ?? null;
+    if (refusal) {
+      closeEntry(log, now, { reason: 'unsupported', detail: refusal });
+      return this.apologise(trx, call, state, log, clock, {
+        cause: 'unsupported_verb', url: null, statusCode: null, field: `flow[${state.pc}].${name}`,
+        detail: `flow[${state.pc}].${name} cannot run on this call: ${refusal}.`,
+      });
+    }
     const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1 }, log);
-    await this.carriers.named(call.carrier).media.run(trx, saved, opId, mediaOpOf(verb));
+    await media.run(trx, saved, opId, op);
+  }
+
+  /**
+   * The transfer verb is the call's blind transfer (CallService.startTransfer, as POST
+   * /v1/calls/{id}/transfer): the flow waits for it to settle (transferSettled). One the
+   * call cannot start (another transfer pending, the party already on the call) is a failed
+   * outcome at once, and the flow goes on.
+   */
+  private async startTransferVerb(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, opId: string, verb: { to: string; timeout?: number }): Promise<void> {
+    try {
+      const { call: moved, index } = await this.calls.startTransfer(trx, call, verb.to, verb.timeout ?? 30, clock);
+      await saveFlow(trx, moved, { ...state, op: opId, transfer: index }, log);
+    } catch (err) {
+      if (!(err instanceof Problem)) throw err;
+      closeEntry(log, clock.now().toISOString(), { to: verb.to, outcome: 'failed', detail: err.message });
+      await this.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
+    }
+  }
+
+  /** A transfer settled (listener of CallService): if the flow waits on it, connected ends the flow's part, else it goes on. */
+  private async transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void> {
+    const state = flowStateOf(call);
+    if (!state || state.op === null || state.transfer !== index) return;
+    const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
+    const log = flowLogOf(call);
+    const transfer = state.verbs[state.pc];
+    closeEntry(log, clock.now().toISOString(), { to: transfer && 'transfer' in transfer ? transfer.transfer.to : null, outcome });
+    const next: FlowState = { ...state, op: null, transfer: null, pc: state.pc + 1, hops: 0 };
+    // Connected: the caller talks to the target now and the rest of the flow is not for them.
+    if (outcome === 'completed' && !state.replacement) {
+      await saveFlow(trx, call, next, log);
+      return;
+    }
+    if (state.replacement) return this.switchTo(trx, call, next, log, clock, state.replacement);
+    await this.advance(trx, call, next, log, clock);
   }
 
   async finished(callId: string, opId: string, result: MediaResult): Promise<void> {
@@ -92,7 +141,7 @@ export class FlowInterpreter implements MediaEvents {
       if (!call || !state || state.op !== opId || call.status !== 'in_progress') return;
       const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
       const log = flowLogOf(call);
-      closeEntry(log, clock.now().toISOString(), resultOf(result));
+      closeEntry(log, clock.now().toISOString(), logResultOf(result, state.verbs[state.pc]));
       // A verb ran on the media: the chain of webhook answers is broken, the hop count restarts.
       const next: FlowState = { ...state, op: null, pc: state.pc + 1, hops: 0 };
       const verb = state.verbs[state.pc];
@@ -103,6 +152,14 @@ export class FlowInterpreter implements MediaEvents {
         // A live update that came in meanwhile wins over the action_url.
         if (actionUrl && !state.replacement && result.reason !== 'hangup' && result.reason !== 'interrupted') {
           return this.startFetch(trx, call, next, log, clock, { reason: 'gather', url: actionUrl, fallback: false, gather });
+        }
+      }
+      if (result.kind === 'bridge' && verb && 'dial' in verb) {
+        const dial = dialOf(call, state.pc, verb.dial.to, result);
+        await this.emit(trx, call, 'call.dial.completed', dial, clock);
+        const actionUrl = verb.dial.action_url;
+        if (actionUrl && !state.replacement && result.outcome !== 'hangup' && result.outcome !== 'interrupted') {
+          return this.startFetch(trx, call, next, log, clock, { reason: 'dial', url: actionUrl, fallback: false, dial });
         }
       }
       if (state.replacement) return this.switchTo(trx, call, next, log, clock, state.replacement);
@@ -120,7 +177,8 @@ export class FlowInterpreter implements MediaEvents {
   async replace(trx: Trx, call: CallRow, replacement: FlowReplacement, clock: Clock): Promise<void> {
     const state = flowStateOf(call) ?? newFlowState([]);
     const log = flowLogOf(call);
-    const mediaRunning = state.op !== null && !state.fetch;
+    // A media operation reports its end when interrupted; a webhook fetch or a ringing transfer is simply left behind.
+    const mediaRunning = state.op !== null && !state.fetch && (state.transfer ?? null) === null;
     if (mediaRunning) {
       await saveFlow(trx, call, { ...state, replacement }, log);
       await this.carriers.named(call.carrier).media.interrupt(trx, call, state.op!);
@@ -134,7 +192,7 @@ export class FlowInterpreter implements MediaEvents {
   /** The call's flow becomes the replacement (or the one its URL answers), from its first verb. */
   private async switchTo(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, replacement: FlowReplacement): Promise<void> {
     // The customer took over again: a failed flow's apology no longer runs, the webhook chain restarts.
-    const fresh: FlowState = { ...state, verbs: [], pc: 0, op: null, fetch: null, hops: 0, failed: false, replacement: null };
+    const fresh: FlowState = { ...state, verbs: [], pc: 0, op: null, fetch: null, transfer: null, hops: 0, failed: false, replacement: null };
     if ('url' in replacement) return this.startFetch(trx, call, fresh, log, clock, { reason: 'update', url: replacement.url, fallback: false });
     await this.advance(trx, call, { ...fresh, verbs: replacement.verbs }, log, clock);
   }
@@ -168,6 +226,7 @@ export class FlowInterpreter implements MediaEvents {
       reason: pending.reason,
       call: await presentOne(this.db, call, this.platform.publicUrl.base),
       gather: pending.gather ?? null,
+      dial: pending.dial ?? null,
     };
     const answer = await this.webhooks.fetch(pending.url, call.account_id, call.mode, `flowreq_${step.opId.replace(':', '_')}`, payload);
     await inTransaction(this.db, async (trx) => {
@@ -193,6 +252,15 @@ export class FlowInterpreter implements MediaEvents {
     await this.advance(trx, call, { ...state, verbs: APOLOGY, pc: 0, op: null, fetch: null, failed: true }, log, clock);
   }
 
+  /** The flow cannot go on and no webhook can help: call.flow.failed, the apology, the hang-up. */
+  private async apologise(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, failure: FlowFailure & { url: null }): Promise<void> {
+    await this.emit(trx, call, 'call.flow.failed', {
+      object: 'call_flow_failure', call_id: call.id, cause: failure.cause, detail: failure.detail, url: null,
+      status_code: null, field: failure.field, next: 'apology',
+    }, clock);
+    await this.advance(trx, call, { ...state, verbs: APOLOGY, pc: 0, op: null, fetch: null, failed: true }, log, clock);
+  }
+
   private async emit(trx: Trx, call: CallRow, type: EventType, object: Record<string, unknown>, clock: Clock): Promise<void> {
     await this.events.emit(trx, {
       accountId: call.account_id, mode: call.mode, type, resourceType: 'call', resourceId: call.id, object, webhookUrl: call.webhook_url, clock,
@@ -215,48 +283,4 @@ function closeEntry(log: FlowLogEntry[], at: string, result: Record<string, unkn
     open.ended_at = at;
     open.result = result;
   }
-}
-
-function resultOf(result: MediaResult): Record<string, unknown> {
-  const { kind: _kind, ...rest } = result;
-  return rest;
-}
-
-/** The object of call.gather.completed (the CallGather schema), also what an action_url receives. */
-export function gatherOf(call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>) {
-  return {
-    object: 'call_gather' as const,
-    call_id: call.id,
-    index,
-    digits: result.digits,
-    speech: result.speech,
-    confidence: result.confidence,
-    reason: result.reason,
-  };
-}
-
-function mediaOpOf(verb: Verb): MediaOp {
-  if ('gather' in verb) {
-    const g = verb.gather;
-    const input = g.input ?? ['dtmf'];
-    return {
-      kind: 'collect',
-      prompts: (g.prompts ?? []).map((p) => promptOf(p as Verb)),
-      bargeIn: g.barge_in ?? true,
-      dtmf: input.includes('dtmf'),
-      speech: input.includes('speech'),
-      numDigits: g.num_digits,
-      finishOnKey: g.finish_on_key ?? '#',
-      timeoutSeconds: g.timeout ?? 5,
-      speechTimeoutSeconds: g.speech_timeout ?? 2,
-      hints: g.hints ?? [],
-    };
-  }
-  return promptOf(verb);
-}
-
-function promptOf(verb: Verb): PromptOp {
-  if ('say' in verb) return { kind: 'speak', text: verb.say.text, voice: verb.say.voice, language: verb.say.language, loop: verb.say.loop ?? 1 };
-  if ('pause' in verb) return { kind: 'silence', seconds: verb.pause.seconds };
-  throw new Error(`verb ${verbName(verb)} has no media operation`);
 }

@@ -19,7 +19,7 @@ export const CallFlowSchema = Type.Object({
     verb: Type.Enum(VERB_NAMES),
     started_at: Timestamp,
     ended_at: NullableTimestamp,
-    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`.' }),
+    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.' }),
   }), { description: 'Every verb run so far, oldest first.' }),
 }, { $id: 'CallFlow' });
 
@@ -36,11 +36,23 @@ export const CallGatherSchema = Type.Object({
   }),
 }, { $id: 'CallGather' });
 
+/** data.object of call.dial.completed. */
+export const CallDialSchema = Type.Object({
+  object: Type.Literal('call_dial'),
+  call_id: Type.String(),
+  index: Type.Integer({ description: 'Position of the dial verb in the flow.' }),
+  to: Type.String({ description: 'The number dialled.' }),
+  outcome: Type.Union(['completed', 'busy', 'no_answer', 'failed', 'interrupted'].map((r) => Type.Literal(r)), {
+    description: 'completed: it answered and the two talked until one side or the time_limit ended it; busy, no_answer, failed: it did not connect; interrupted: a new flow (POST /v1/calls/{id}/flow) cut it.',
+  }),
+  talk_seconds: Type.Number({ description: 'Seconds the two talked (0 unless it answered).' }),
+}, { $id: 'CallDial' });
+
 /** data.object of call.flow.failed. */
 export const CallFlowFailureSchema = Type.Object({
   object: Type.Literal('call_flow_failure'),
   call_id: Type.String(),
-  cause: Type.Enum(FLOW_FAILURE_CAUSES, { description: 'timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it.' }),
+  cause: Type.Enum(FLOW_FAILURE_CAUSES, { description: 'timeout, unreachable, http_status (non-2xx), invalid_json, invalid_flow, empty_flow, redirect_loop; no_voice_config: an inbound call reached a number with nothing to answer it; unsupported_verb: this call\'s carrier cannot run a verb of the flow yet (field names it).' }),
   detail: Type.String({ description: 'What went wrong, in a sentence.' }),
   url: Type.Union([Type.String(), Type.Null()], { description: 'The flow webhook that failed; null for no_voice_config.' }),
   status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status it answered, if it answered.' }),
@@ -59,6 +71,7 @@ export function flowRoutes(app: App, calls: CallService): void {
   app.addSchema(FlowSchema);
   app.addSchema(CallFlowSchema);
   app.addSchema(CallGatherSchema);
+  app.addSchema(CallDialSchema);
   app.addSchema(CallFlowFailureSchema);
   app.get('/v1/calls/:id/flow', {
     config: { scope: 'calls:read' },

@@ -19,6 +19,9 @@ export const FLOW_LIMITS = {
   gatherTimeoutSeconds: 60,
   numDigits: 64,
   hints: 50,
+  /** dial: seconds the dialled number may ring, and seconds the bridge may last. */
+  dialRingSeconds: 120,
+  dialTimeLimitSeconds: 14_400,
 } as const;
 
 const Loop = Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.loop, default: 1, description: 'How many times to repeat it.' });
@@ -61,6 +64,21 @@ export const GatherVerb = Type.Object({
   action_url: Type.Optional(FlowUrl('Receives the result (a signed POST); its answer is the flow that runs next. Without it the flow goes on.')),
 }, { additionalProperties: false, description: 'Collect keypresses and/or speech.' });
 
+const Phone = (description: string) => Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: `${description} E.164, e.g. +14155550100.`, examples: ['+14155550100'] });
+
+export const DialVerb = Type.Object({
+  to: Phone('The number to call and connect the caller to.'),
+  caller_id: Type.Optional(Phone('The number the dialled party sees; default the call\'s `from`.')),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.dialRingSeconds, default: 30, description: 'Seconds to let the number ring (then no_answer).' })),
+  time_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.dialTimeLimitSeconds, default: FLOW_LIMITS.dialTimeLimitSeconds, description: 'Seconds the two may talk before the bridge is cut (the call goes on with the next verb).' })),
+  action_url: Type.Optional(FlowUrl('Receives the outcome (a signed POST, `reason: "dial"`); its answer is the flow that runs next. Without it the flow goes on.')),
+}, { additionalProperties: false, description: 'Call a number and bridge the caller to it; busy and no answer are outcomes, not a dropped call.' });
+
+export const TransferVerb = Type.Object({
+  to: Phone('Where to hand the call over to (a blind transfer, as POST /v1/calls/{id}/transfer).'),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.dialRingSeconds, default: 30, description: 'Seconds to let the target ring.' })),
+}, { additionalProperties: false, description: 'Blind-transfer the other party; when it connects the flow is done, when it fails the flow goes on.' });
+
 export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
 
 /** Every verb's body schema, by name. */
@@ -69,6 +87,8 @@ export const VERB_SCHEMAS = {
   pause: PauseVerb,
   gather: GatherVerb,
   redirect: RedirectVerb,
+  dial: DialVerb,
+  transfer: TransferVerb,
   hangup: HangupVerb,
 } as const;
 
@@ -80,6 +100,8 @@ export type Verb =
   | { pause: Static<typeof PauseVerb> }
   | { gather: Static<typeof GatherVerb> }
   | { redirect: Static<typeof RedirectVerb> }
+  | { dial: Static<typeof DialVerb> }
+  | { transfer: Static<typeof TransferVerb> }
   | { hangup: Static<typeof HangupVerb> };
 
 export const FlowSchema = Type.Array(

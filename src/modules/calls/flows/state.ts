@@ -10,11 +10,13 @@ import type { Verb, VerbName } from './schema.ts';
 /** A flow webhook the call waits on: why it is asked, where, and whether it is the fallback. */
 export interface PendingFetch {
   /** `update`: POST /v1/calls/{id}/flow gave a URL to take the call's flow from. */
-  reason: 'answer' | 'gather' | 'redirect' | 'update';
+  reason: 'answer' | 'gather' | 'redirect' | 'update' | 'dial';
   url: string;
   fallback: boolean;
   /** reason gather: the result the action_url receives. */
   gather?: Record<string, unknown>;
+  /** reason dial: the outcome the dial's action_url receives. */
+  dial?: Record<string, unknown>;
 }
 
 export interface FlowState {
@@ -39,6 +41,8 @@ export interface FlowState {
    * this replaces the flow instead of the next verb running.
    */
   replacement?: FlowReplacement | null;
+  /** A transfer verb waits for the call's transfer of this index to settle. */
+  transfer?: number | null;
 }
 
 /** What a live update runs instead: a flow, or the URL that answers one. */

@@ -1,0 +1,75 @@
+// How verbs become media operations, and how operation results become what the flow log,
+// events and action_urls show. Pure functions: the interpreter does the ordering.
+import type { MediaOp, MediaResult, PromptOp } from '../../../carriers/media-port.ts';
+import type { CallRow } from '../tables.ts';
+import { FLOW_LIMITS, type Verb } from './schema.ts';
+import { verbName } from './state.ts';
+
+/** The object of call.gather.completed (the CallGather schema), also what an action_url receives. */
+export function gatherOf(call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>) {
+  return {
+    object: 'call_gather' as const,
+    call_id: call.id,
+    index,
+    digits: result.digits,
+    speech: result.speech,
+    confidence: result.confidence,
+    reason: result.reason,
+  };
+}
+
+/** The object of call.dial.completed (the CallDial schema), also what a dial's action_url receives. */
+export function dialOf(call: CallRow, index: number, to: string, result: Extract<MediaResult, { kind: 'bridge' }>) {
+  return {
+    object: 'call_dial' as const,
+    call_id: call.id,
+    index,
+    to,
+    outcome: result.outcome,
+    talk_seconds: result.talkSeconds,
+  };
+}
+
+/** A finished operation as its flow log entry shows it. */
+export function logResultOf(result: MediaResult, verb: Verb | undefined): Record<string, unknown> {
+  if (result.kind === 'bridge') return { to: verb && 'dial' in verb ? verb.dial.to : null, outcome: result.outcome, talk_seconds: result.talkSeconds };
+  const { kind: _kind, ...rest } = result;
+  return rest;
+}
+
+export function mediaOpOf(verb: Verb, call: CallRow): MediaOp {
+  if ('gather' in verb) {
+    const g = verb.gather;
+    const input = g.input ?? ['dtmf'];
+    return {
+      kind: 'collect',
+      prompts: (g.prompts ?? []).map((p) => promptOf(p as Verb)),
+      bargeIn: g.barge_in ?? true,
+      dtmf: input.includes('dtmf'),
+      speech: input.includes('speech'),
+      numDigits: g.num_digits,
+      finishOnKey: g.finish_on_key ?? '#',
+      timeoutSeconds: g.timeout ?? 5,
+      speechTimeoutSeconds: g.speech_timeout ?? 2,
+      hints: g.hints ?? [],
+    };
+  }
+  if ('dial' in verb) {
+    const d = verb.dial;
+    return {
+      kind: 'bridge',
+      to: d.to,
+      // The dialled party sees the call's own `from`: the caller of an inbound call, our number on an outbound one.
+      callerId: d.caller_id ?? call.from_number,
+      ringTimeoutSeconds: d.timeout ?? 30,
+      timeLimitSeconds: d.time_limit ?? FLOW_LIMITS.dialTimeLimitSeconds,
+    };
+  }
+  return promptOf(verb);
+}
+
+function promptOf(verb: Verb): PromptOp {
+  if ('say' in verb) return { kind: 'speak', text: verb.say.text, voice: verb.say.voice, language: verb.say.language, loop: verb.say.loop ?? 1 };
+  if ('pause' in verb) return { kind: 'silence', seconds: verb.pause.seconds };
+  throw new Error(`verb ${verbName(verb)} has no media operation`);
+}

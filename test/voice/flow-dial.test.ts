@@ -1,0 +1,127 @@
+// The dial and transfer verbs through HTTP on the sandbox: dial bridges the caller to a
+// number whose behaviour the simulator's magic numbers decide (busy, no answer and failure
+// are outcomes, not a dropped call), fires call.dial.completed, and hands the outcome to its
+// action_url on a real flow server; transfer is the call's blind transfer, and the flow goes
+// on when it fails. Webhooks reach a real receiver.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
+import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
+import { MAGIC, ORDINARY, subscribedReceiver } from './voice-helpers.ts';
+import { allEventsOf, waitForFlowEvent, waitForRunning } from './flow-helpers.ts';
+
+let t: TestServer;
+let acct: CreatedAccount;
+let receiver: WebhookReceiver;
+let app: FlowServer;
+let from: string;
+const api = () => t.as(acct.keys.sandbox);
+
+before(async () => {
+  t = await startTestServer();
+  acct = await t.createAccount('scale');
+  from = acct.numbers.sandbox[0]!;
+  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  app = await startFlowServer();
+  app.secrets.push((await api().get('/v1/webhooks/default_secret')).body.secret);
+});
+after(async () => {
+  await app.close();
+  await receiver.close();
+  await t.close();
+});
+
+async function place(flow: unknown[]): Promise<string> {
+  const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.id;
+}
+
+const logOf = async (id: string) => (await api().get(`/v1/calls/${id}/flow`)).body.log.map((e: any) => [e.verb, e.result]);
+
+describe('dial', () => {
+  test('answered: the two talk, call.dial.completed says so, and the action_url answers what runs next', async () => {
+    app.routes.set('/after-dial', [{ say: { text: 'Thanks for holding.' } }, { hangup: {} }]);
+    const id = await place([{ dial: { to: ORDINARY, action_url: `${app.url}/after-dial` } }, { say: { text: 'never reached' } }]);
+    const [event] = await waitForFlowEvent(receiver, id, 'call.dial.completed');
+    assert.deepEqual(event!.data.object, { object: 'call_dial', call_id: id, index: 0, to: ORDINARY, outcome: 'completed', talk_seconds: 5 });
+    const [req] = await app.waitForRequests('/after-dial');
+    assert.equal(req!.verified, true);
+    assert.equal(req!.body.reason, 'dial');
+    assert.deepEqual(req!.body.dial, event!.data.object);
+    assert.equal(req!.body.gather, null);
+    await receiver.waitForEvent('call.completed', id);
+    assert.deepEqual(await logOf(id), [
+      ['dial', { to: ORDINARY, outcome: 'completed', talk_seconds: 5 }], ['say', { reason: 'finished' }], ['hangup', {}],
+    ]);
+    assert.deepEqual(allEventsOf(receiver, id).map((e) => e.type), ['call.queued', 'call.ringing', 'call.answered', 'call.dial.completed', 'call.completed']);
+    const call = (await api().get(`/v1/calls/${id}`)).body;
+    assert.equal(call.hangup_source, 'caller', 'our flow hung up, after the bridge');
+    assert.ok(call.duration_seconds >= 6, `the call lasted the ring and the talk (${call.duration_seconds} s)`);
+  });
+
+  test('busy, no answer and failure are outcomes: the flow goes on with its next verb', async () => {
+    for (const [to, outcome] of [[MAGIC.busy, 'busy'], [MAGIC.noAnswer, 'no_answer'], [MAGIC.failed, 'failed']] as const) {
+      const id = await place([{ dial: { to, timeout: 3 } }, { say: { text: 'Nobody could take your call.' } }]);
+      const [event] = await waitForFlowEvent(receiver, id, 'call.dial.completed');
+      assert.equal(event!.data.object.outcome, outcome);
+      assert.equal(event!.data.object.talk_seconds, 0);
+      await receiver.waitForEvent('call.completed', id);
+      assert.deepEqual(await logOf(id), [['dial', { to, outcome, talk_seconds: 0 }], ['say', { reason: 'finished' }]]);
+      assert.equal((await api().get(`/v1/calls/${id}`)).body.status, 'completed', `${outcome} did not drop the call`);
+    }
+  });
+
+  test('time_limit cuts the bridge; defaults are filled in', async () => {
+    const id = await place([{ dial: { to: MAGIC.staysUp, time_limit: 2 } }]);
+    const [event] = await waitForFlowEvent(receiver, id, 'call.dial.completed');
+    assert.equal(event!.data.object.outcome, 'completed');
+    assert.equal(event!.data.object.talk_seconds, 2);
+    const flow = (await api().get(`/v1/calls/${id}/flow`)).body;
+    assert.deepEqual(flow.flow[0], { dial: { to: MAGIC.staysUp, time_limit: 2, timeout: 30 } });
+  });
+
+  test('an invalid dial is a 400 naming the path', async () => {
+    const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ dial: { to: '555', timeout: 0 } }] });
+    assert.equal(res.status, 400);
+    assert.deepEqual(res.body.errors.map((e: any) => e.field).sort(), ['flow[0].dial.timeout', 'flow[0].dial.to']);
+  });
+
+  test('a new flow interrupts a bridge: outcome interrupted with the talk so far', async () => {
+    const id = await place([{ dial: { to: MAGIC.staysUp } }]);
+    await waitForRunning(api(), id, 0);
+    assert.equal((await api().post(`/v1/calls/${id}/flow`, { flow: [{ hangup: {} }] })).status, 200);
+    const [event] = await waitForFlowEvent(receiver, id, 'call.dial.completed');
+    assert.equal(event!.data.object.outcome, 'interrupted');
+    await receiver.waitForEvent('call.completed', id);
+    assert.deepEqual((await logOf(id)).map((e: any) => e[0]), ['dial', 'hangup']);
+  });
+});
+
+describe('transfer', () => {
+  test('a failed transfer is an outcome: call.transfer_failed, and the flow goes on', async () => {
+    const id = await place([{ transfer: { to: MAGIC.busy } }, { say: { text: 'They are busy.' } }]);
+    await receiver.waitForEvent('call.transfer_failed', id);
+    await receiver.waitForEvent('call.completed', id);
+    assert.deepEqual(await logOf(id), [['transfer', { to: MAGIC.busy, outcome: 'busy' }], ['say', { reason: 'finished' }]]);
+  });
+
+  test('a connected transfer hands the caller over: the rest of the flow does not run', async () => {
+    const id = await place([{ transfer: { to: ORDINARY } }, { say: { text: 'never heard' } }]);
+    await receiver.waitForEvent('call.transferred', id);
+    await receiver.waitForEvent('call.completed', id);
+    assert.deepEqual(await logOf(id), [['transfer', { to: ORDINARY, outcome: 'completed' }]]);
+    assert.equal((await api().get(`/v1/calls/${id}`)).body.hangup_source, 'callee', 'the new party hung up');
+  });
+
+  test('a transfer the call cannot start is a failed outcome at once', async () => {
+    // The called party is MAGIC.staysUp: transferring to it is transferring to the party already on the call.
+    const id = await place([{ transfer: { to: MAGIC.staysUp } }, { hangup: {} }]);
+    await receiver.waitForEvent('call.completed', id);
+    const log = await logOf(id);
+    assert.equal(log[0][1].outcome, 'failed');
+    assert.match(log[0][1].detail, /already on the call/);
+    assert.deepEqual(log[1], ['hangup', {}]);
+  });
+});

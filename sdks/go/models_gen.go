@@ -510,7 +510,7 @@ type CallFlowFailure struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, pause, gather, redirect, dial, transfer, hangup.
+	// One of: say, play, pause, gather, redirect, dial, transfer, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`

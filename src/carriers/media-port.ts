@@ -48,6 +48,8 @@ export interface PlayOp {
   url: string;
   /** Absolute path of the cached file under the data dir. */
   path: string;
+  /** Its length (one pass), read when it was fetched: the simulator plays for this long. */
+  seconds: number;
   loop: number;
 }
 

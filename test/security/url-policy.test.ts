@@ -42,6 +42,7 @@ const FIELDS: UrlField[] = [
   { op: 'POST /v1/calls', field: 'answer_fallback_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, answer_url: GOOD[m], answer_fallback_url: url }] },
   { op: 'POST /v1/calls', field: 'flow[0].gather.action_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ gather: { action_url: url } }] }] },
   { op: 'POST /v1/calls', field: 'flow[0].dial.action_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ dial: { to: USER, action_url: url } }] }] },
+  { op: 'POST /v1/calls', field: 'flow[0].play.url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ play: { url } }] }] },
   { op: 'POST /v1/calls', field: 'flow[0].redirect.url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ redirect: { url } }] }] },
   { op: 'POST /v1/calls/{id}/flow', field: 'url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/flow`, { url }] },
   { op: 'POST /v1/calls/{id}/flow', field: 'flow[0].gather.action_url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/flow`, { flow: [{ gather: { action_url: url } }] }] },

@@ -640,7 +640,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "pause" | "gather" | "redirect" | "dial" | "transfer" | "hangup";
+  verb: "say" | "play" | "pause" | "gather" | "redirect" | "dial" | "transfer" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */

@@ -267,6 +267,8 @@ function opSeconds(op: MediaOp): number {
     }
     case 'silence':
       return op.seconds;
+    case 'play':
+      return round3(op.seconds * Math.max(1, op.loop));
     default:
       throw new Error(`the simulator does not run ${op.kind} operations yet`);
   }

@@ -16,6 +16,7 @@ import { farEndRoutes } from './flows/sandbox-routes.ts';
 import { FlowWebhookClient } from './flows/flow-webhook.ts';
 import { InboundFlowCalls } from './flows/inbound.ts';
 import { FlowControl } from './flows/control.ts';
+import { FlowAudio } from './flows/flow-audio.ts';
 import { flowControlRoutes } from './flows/control-routes.ts';
 import { DefaultSecrets } from '../webhooks/default-secrets.ts';
 import { SecretBox } from '../../platform/secret-box.ts';
@@ -40,7 +41,7 @@ export const callsModule: SwitchboardModule = {
     const box = SecretBox.fromConfig(platform.config);
     const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
     app.addHook('onClose', () => flowWebhooks.close());
-    const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks);
+    const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks));
     services.calls = calls;
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;

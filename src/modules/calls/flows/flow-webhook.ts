@@ -37,7 +37,8 @@ export class FlowWebhookClient {
     private readonly clock: Clock,
   ) {}
 
-  private agentFor(mode: Mode, protocol: string): Agent {
+  /** One keep-alive pool per mode and protocol, its DNS answers checked by the URL policy (flow-audio.ts fetches through it too). */
+  agentFor(mode: Mode, protocol: string): Agent {
     const key = `${mode}:${protocol}`;
     let agent = this.agents.get(key);
     if (!agent) {

@@ -23,10 +23,12 @@ import { presentOne } from '../presenter.ts';
 import { isFinal } from '../states.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { dialOf, gatherOf, logResultOf, mediaOpOf } from './media-ops.ts';
+import { audioUrlsOf, type CachedAudio, type FlowAudio } from './flow-audio.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
 import { flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
 
 const FETCH_JOB = 'flows.fetch';
+const AUDIO_JOB = 'flows.audio';
 /** What a caller hears when the flow cannot go on. */
 export const APOLOGY_TEXT = 'We are sorry, an application error has occurred. Goodbye.';
 const APOLOGY: Verb[] = [{ say: { text: APOLOGY_TEXT, loop: 1 } }, { hangup: {} }];
@@ -43,9 +45,11 @@ export class FlowInterpreter implements MediaEvents {
     private readonly carriers: VoiceCarriers,
     private readonly events: EventEmitter,
     private readonly webhooks: FlowWebhookClient,
+    private readonly audio: FlowAudio,
   ) {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
     platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
+    platform.jobs.register<FetchStep>(AUDIO_JOB, (step) => this.audioStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
     calls.onTransferSettled((trx, call, index, outcome) => this.transferSettled(trx, call, index, outcome));
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
@@ -85,18 +89,66 @@ export class FlowInterpreter implements MediaEvents {
     if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
     const opId = `${call.id}:${state.seq + 1}`;
     if ('transfer' in verb) return this.startTransferVerb(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
+    await this.runMedia(trx, call, state, log, clock, verb, false);
+  }
+
+  /**
+   * Starts the media operation of the verb at `state.pc` (its log entry is open). Audio it
+   * plays that is not cached yet is fetched first by a durable job (audioStep), which comes
+   * back here; `skipMissing` (after that fetch failed) leaves a gather's missing prompts out.
+   */
+  private async runMedia(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, verb: Verb, skipMissing: boolean): Promise<void> {
+    const opId = `${call.id}:${state.seq + 1}`;
+    const urls = audioUrlsOf(verb);
+    const audio = new Map<string, CachedAudio>();
+    for (const url of urls) {
+      const hit = await this.audio.cached(url);
+      if (hit) audio.set(url, hit);
+    }
+    if (audio.size < urls.length && !skipMissing) {
+      await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: true }, log);
+      await this.platform.jobs.enqueue(trx, AUDIO_JOB, { callId: call.id, opId } satisfies FetchStep, { clockId: call.mode === 'sandbox' ? call.account_id : null });
+      return;
+    }
+    const name = verbName(verb);
     const media = this.carriers.named(call.carrier).media;
-    const op = mediaOpOf(verb, call);
+    const op = mediaOpOf(verb, call, audio);
     const refusal = media.cannotRun?.(op) ?? null;
     if (refusal) {
-      closeEntry(log, now, { reason: 'unsupported', detail: refusal });
+      closeEntry(log, clock.now().toISOString(), { reason: 'unsupported', detail: refusal });
       return this.apologise(trx, call, state, log, clock, {
         cause: 'unsupported_verb', url: null, statusCode: null, field: `flow[${state.pc}].${name}`,
         detail: `flow[${state.pc}].${name} cannot run on this call: ${refusal}.`,
       });
     }
-    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1 }, log);
+    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false }, log);
     await media.run(trx, saved, opId, op);
+  }
+
+  /** Fetches the audio the running verb plays (no transaction held meanwhile), then runs it; a play that cannot be fetched is skipped, logged failed. */
+  private async audioStep(step: FetchStep): Promise<void> {
+    const call = await this.db.selectFrom('calls').selectAll().where('id', '=', step.callId).executeTakeFirst();
+    const state = call ? flowStateOf(call) : null;
+    if (!call || !state?.loading || state.op !== step.opId || call.status !== 'in_progress') return;
+    const verb = state.verbs[state.pc]!;
+    const failures: string[] = [];
+    for (const url of audioUrlsOf(verb)) {
+      const got = await this.audio.fetch(url, call.mode);
+      if (!got.ok) failures.push(got.detail);
+    }
+    await inTransaction(this.db, async (trx) => {
+      const locked = await this.calls.lock(trx, step.callId);
+      const now = locked ? flowStateOf(locked) : null;
+      if (!locked || !now?.loading || now.op !== step.opId || locked.status !== 'in_progress') return;
+      const clock = await this.platform.sandboxClocks.clockFor(locked.account_id, locked.mode, trx);
+      const log = flowLogOf(locked);
+      const loaded: FlowState = { ...now, op: null, loading: false };
+      if (failures.length > 0 && 'play' in verb) {
+        closeEntry(log, clock.now().toISOString(), { reason: 'failed', detail: failures.join(' ') });
+        return this.advance(trx, locked, { ...loaded, pc: now.pc + 1 }, log, clock);
+      }
+      await this.runMedia(trx, locked, loaded, log, clock, verb, true);
+    });
   }
 
   /**
@@ -177,8 +229,8 @@ export class FlowInterpreter implements MediaEvents {
   async replace(trx: Trx, call: CallRow, replacement: FlowReplacement, clock: Clock): Promise<void> {
     const state = flowStateOf(call) ?? newFlowState([]);
     const log = flowLogOf(call);
-    // A media operation reports its end when interrupted; a webhook fetch or a ringing transfer is simply left behind.
-    const mediaRunning = state.op !== null && !state.fetch && (state.transfer ?? null) === null;
+    // A media operation reports its end when interrupted; a webhook or audio fetch, or a ringing transfer, is simply left behind.
+    const mediaRunning = state.op !== null && !state.fetch && !state.loading && (state.transfer ?? null) === null;
     if (mediaRunning) {
       await saveFlow(trx, call, { ...state, replacement }, log);
       await this.carriers.named(call.carrier).media.interrupt(trx, call, state.op!);
@@ -192,7 +244,7 @@ export class FlowInterpreter implements MediaEvents {
   /** The call's flow becomes the replacement (or the one its URL answers), from its first verb. */
   private async switchTo(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, replacement: FlowReplacement): Promise<void> {
     // The customer took over again: a failed flow's apology no longer runs, the webhook chain restarts.
-    const fresh: FlowState = { ...state, verbs: [], pc: 0, op: null, fetch: null, transfer: null, hops: 0, failed: false, replacement: null };
+    const fresh: FlowState = { ...state, verbs: [], pc: 0, op: null, fetch: null, transfer: null, loading: false, hops: 0, failed: false, replacement: null };
     if ('url' in replacement) return this.startFetch(trx, call, fresh, log, clock, { reason: 'update', url: replacement.url, fallback: false });
     await this.advance(trx, call, { ...fresh, verbs: replacement.verbs }, log, clock);
   }

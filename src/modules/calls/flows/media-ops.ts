@@ -4,6 +4,7 @@ import type { MediaOp, MediaResult, PromptOp } from '../../../carriers/media-por
 import type { CallRow } from '../tables.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { verbName } from './state.ts';
+import type { CachedAudio } from './flow-audio.ts';
 
 /** The object of call.gather.completed (the CallGather schema), also what an action_url receives. */
 export function gatherOf(call: CallRow, index: number, result: Extract<MediaResult, { kind: 'collect' }>) {
@@ -37,13 +38,17 @@ export function logResultOf(result: MediaResult, verb: Verb | undefined): Record
   return rest;
 }
 
-export function mediaOpOf(verb: Verb, call: CallRow): MediaOp {
+/**
+ * The operation a verb runs. `audio` holds the cached files of its play URLs (flow-audio.ts);
+ * a gather's play prompt whose audio could not be fetched is left out (the gather still listens).
+ */
+export function mediaOpOf(verb: Verb, call: CallRow, audio: ReadonlyMap<string, CachedAudio>): MediaOp {
   if ('gather' in verb) {
     const g = verb.gather;
     const input = g.input ?? ['dtmf'];
     return {
       kind: 'collect',
-      prompts: (g.prompts ?? []).map((p) => promptOf(p as Verb)),
+      prompts: (g.prompts ?? []).filter((p) => !('play' in p) || audio.has((p as { play: { url: string } }).play.url)).map((p) => promptOf(p as Verb, audio)),
       bargeIn: g.barge_in ?? true,
       dtmf: input.includes('dtmf'),
       speech: input.includes('speech'),
@@ -65,10 +70,15 @@ export function mediaOpOf(verb: Verb, call: CallRow): MediaOp {
       timeLimitSeconds: d.time_limit ?? FLOW_LIMITS.dialTimeLimitSeconds,
     };
   }
-  return promptOf(verb);
+  return promptOf(verb, audio);
 }
 
-function promptOf(verb: Verb): PromptOp {
+function promptOf(verb: Verb, audio: ReadonlyMap<string, CachedAudio>): PromptOp {
+  if ('play' in verb) {
+    const file = audio.get(verb.play.url);
+    if (!file) throw new Error(`play ${verb.play.url} was not fetched before it ran`);
+    return { kind: 'play', url: verb.play.url, path: file.path, seconds: file.seconds, loop: verb.play.loop ?? 1 };
+  }
   if ('say' in verb) return { kind: 'speak', text: verb.say.text, voice: verb.say.voice, language: verb.say.language, loop: verb.say.loop ?? 1 };
   if ('pause' in verb) return { kind: 'silence', seconds: verb.pause.seconds };
   throw new Error(`verb ${verbName(verb)} has no media operation`);

@@ -44,9 +44,15 @@ export const RedirectVerb = Type.Object({
   url: FlowUrl('Answers the flow that replaces this one (a signed POST).'),
 }, { additionalProperties: false, description: 'Continue with the flow another URL answers.' });
 
-/** What a gather may play while it listens: say and pause (and play, when it lands). */
+export const PlayVerb = Type.Object({
+  url: Type.String({ format: 'uri', maxLength: 2048, description: 'A 16-bit PCM WAV (any rate, at most 10 MiB), fetched with a GET under the webhook URL policy and cached by URL.', examples: ['https://example.com/audio/welcome.wav'] }),
+  loop: Type.Optional(Loop),
+}, { additionalProperties: false, description: 'Play an audio file.' });
+
+/** What a gather may play while it listens. */
 const Prompt = Type.Union([
   Type.Object({ say: SayVerb }, { additionalProperties: false, title: 'say' }),
+  Type.Object({ play: PlayVerb }, { additionalProperties: false, title: 'play' }),
   Type.Object({ pause: PauseVerb }, { additionalProperties: false, title: 'pause' }),
 ]);
 
@@ -84,6 +90,7 @@ export const HangupVerb = Type.Object({}, { additionalProperties: false, descrip
 /** Every verb's body schema, by name. */
 export const VERB_SCHEMAS = {
   say: SayVerb,
+  play: PlayVerb,
   pause: PauseVerb,
   gather: GatherVerb,
   redirect: RedirectVerb,
@@ -97,6 +104,7 @@ export const VERB_NAMES = Object.keys(VERB_SCHEMAS) as VerbName[];
 
 export type Verb =
   | { say: Static<typeof SayVerb> }
+  | { play: Static<typeof PlayVerb> }
   | { pause: Static<typeof PauseVerb> }
   | { gather: Static<typeof GatherVerb> }
   | { redirect: Static<typeof RedirectVerb> }

@@ -41,6 +41,8 @@ export interface FlowState {
    * this replaces the flow instead of the next verb running.
    */
   replacement?: FlowReplacement | null;
+  /** The verb at `pc` waits for its audio to be fetched (`op` names that fetch). */
+  loading?: boolean;
   /** A transfer verb waits for the call's transfer of this index to settle. */
   transfer?: number | null;
 }

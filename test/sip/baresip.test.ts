@@ -91,7 +91,9 @@ describe('baresip as the called user agent', { skip: !hasBaresip || !hasSox }, (
     const tts = new EmbeddedTextToSpeech();
     const spoken = await tts.synthesize(greeting, { language: 'en-US' });
     await tts.close();
-    const heard = matchAudio(decodeG711('PCMU', encodeG711('PCMU', spoken)), baresip!.heard(), 16_000);
+    // The prompt starts when the speech engine has it ready: on a busy machine the first
+    // utterance (the engine compiling) can take several seconds after the answer.
+    const heard = matchAudio(decodeG711('PCMU', encodeG711('PCMU', spoken)), baresip!.heard(), 20 * 8000);
     assert.ok(heard.lag >= 0, `baresip's recording misses the first ${-heard.lag} samples of the prompt`);
     ctx.diagnostic(`baresip heard our prompt: correlation ${heard.correlation.toFixed(4)} at lag ${heard.lag}`);
     assert.ok(heard.correlation > 0.99, `what baresip heard vs our prompt: correlation ${heard.correlation}`);

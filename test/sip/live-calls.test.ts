@@ -112,7 +112,7 @@ describe('live calls over a SIP trunk (SIPp)', { skip: !hasSipp }, () => {
   test('busy: 486 with a Q.850 reason makes the call busy (user_busy) and shows the SIP code', async () => {
     const sipp = await runSipp({ scenario: 'uas-busy.xml', port: trunkPort });
     const call = await place();
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy']);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
     assert.equal(events[1]!.data.object.hangup_cause, 'user_busy');
     assert.equal(events[1]!.data.object.sip_status, 486);
     assert.equal((await live().get(`/v1/calls/${call.id}`)).body.sip_status, 486);
@@ -122,7 +122,7 @@ describe('live calls over a SIP trunk (SIPp)', { skip: !hasSipp }, () => {
   test('ringing past the timeout: we CANCEL, the call is no_answer', async () => {
     const sipp = await runSipp({ scenario: 'uas-ring-cancel.xml', port: trunkPort });
     const call = await place({ timeout: 1 });
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer']);
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer', 'call.completed']);
     assert.equal(events[2]!.data.object.hangup_cause, 'no_answer');
     await sippOk(sipp);
     assert.equal((await live().get(`/v1/calls/${call.id}`)).body.sip_status, 487);
@@ -136,7 +136,7 @@ describe('live calls over a SIP trunk (SIPp)', { skip: !hasSipp }, () => {
     assert.equal(hung.status, 200);
     assert.equal(hung.body.status, 'canceled');
     await sippOk(sipp);
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled']);
+    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled', 'call.completed']);
   });
 
   test('the trunk demands digest auth: answered with the file\'s credentials; an API hangup sends BYE', async () => {

@@ -179,7 +179,9 @@ describe('call flows on live calls (SIPp echoes what it hears)', { skip: !hasSip
     const sent = matchAudio(line, wav.samples[0]!, 80_000);
     assert.ok(sent.correlation > 0.99, `what we sent vs the prompt: correlation ${sent.correlation}`);
     const heard = matchAudio(line, wav.samples[1]!, 80_000);
-    assert.ok(heard.correlation > 0.99, `what the far end heard vs the prompt: correlation ${heard.correlation}`);
+    // The echo crossed SIPp and our jitter buffer twice more: on a loaded machine a packet
+    // that comes back too late is concealed as silence, so this path is held to 0.98.
+    assert.ok(heard.correlation > 0.98, `what the far end heard vs the prompt: correlation ${heard.correlation}`);
     assert.ok(heard.lag > sent.lag, 'the echo comes back after it was sent');
   });
 });

@@ -93,6 +93,8 @@ export interface RecordOp {
   silenceTimeoutSeconds: number;
   finishOnKey: string;
   beep: boolean;
+  /** Whether the recording gets a transcript of what was said (default false). */
+  transcribe?: boolean | undefined;
 }
 
 /** Dial `to` and connect it to this call until either side hangs up or `timeLimitSeconds`. */

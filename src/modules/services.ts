@@ -8,6 +8,7 @@ import type { SandboxService } from './sandbox/service.ts';
 import type { MessageService } from './messages/service.ts';
 import type { CallService } from './calls/service.ts';
 import type { InboundFlowCalls } from './calls/flows/inbound.ts';
+import type { FlowInterpreter } from './calls/flows/interpreter.ts';
 import type { RecordingService } from './recordings/service.ts';
 import type { VoiceCarriers } from '../carriers/carrier.ts';
 import type { AgentService } from './ai/agents/service.ts';
@@ -25,6 +26,8 @@ export interface Services {
   calls: CallService;
   /** Inbound sandbox calls to numbers answered by a flow (voice_url, voice_flow, or none). */
   inboundFlowCalls: InboundFlowCalls;
+  /** Runs call flows; the recordings module connects the record verb's recordings to it. */
+  flowInterpreter: FlowInterpreter;
   recordings: RecordingService;
   /** The voice carrier of each mode (sandbox: the simulator). */
   voiceCarriers: VoiceCarriers;

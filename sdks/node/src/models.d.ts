@@ -640,7 +640,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "play" | "pause" | "gather" | "redirect" | "dial" | "transfer" | "hangup";
+  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -650,7 +650,7 @@ export interface CallFlowLogItem {
    */
   ended_at: string | null;
   /**
-   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
+   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
    */
   result: Record<string, unknown> | null;
 }
@@ -2253,9 +2253,9 @@ export interface Recording {
   call_id: string;
   status: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed" | "deleted";
   /**
-   * record: the call's `record: true`; api: POST /v1/calls/{id}/recordings.
+   * record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb (the other party only, mono).
    */
-  source: "record" | "api";
+  source: "record" | "api" | "flow";
   format: "wav";
   /**
    * 2 = dual channel (0 caller, 1 called party), 1 = mono mix.

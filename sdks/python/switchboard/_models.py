@@ -783,7 +783,7 @@ class CallFlowFailure(Model):
 @dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "play", "pause", "gather", "redirect", "dial", "transfer", "hangup"]
+    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
@@ -2735,7 +2735,7 @@ class Recording(Model):
     mode: Literal["sandbox", "live"]
     call_id: str
     status: Literal["recording", "paused", "stopped", "processing", "ready", "failed", "deleted"]
-    source: Literal["record", "api"]  # record: the call's `record: true`; api: POST /v1/calls/{id}/recordings.
+    source: Literal["record", "api", "flow"]  # record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb
     format: Literal["wav"]
     channels: int  # 2 = dual channel (0 caller, 1 called party), 1 = mono mix.
     sample_rate: int  # Hz (16-bit PCM).

@@ -1,7 +1,8 @@
 // The sandbox caller of an inbound flow call, acting from a script (POST
 // /v1/sandbox/inbound_calls `caller_script`): `{"press": "12#"}`, `{"say": "billing please"}`,
 // `{"wait": 3}`, `{"hangup": true}`, in order, from the answer. Like a polite caller, a press
-// or say step waits until a gather is listening and its prompts have ended; a wait step
+// or say step waits until a gather is listening and its prompts have ended (or a record has
+// beeped); a wait step
 // passes simulated time; after the last step the caller stays on the line until the flow
 // hangs up. Every step is a durable job on the account's test clock; the script's position is
 // in the simulator's call state, so a restart resumes it and a stale job does nothing.
@@ -77,14 +78,16 @@ export class CallerScripts {
           return signals.ended(trx, call, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: call.direction === 'inbound' ? 'caller' : 'callee', talkSeconds });
         }
         const collect = state.op?.collect;
+        const record = state.op?.record;
         const now = await this.media.elapsed(trx, call);
-        if (!collect) {
-          script.waiting = true; // the next gather wakes the script when its prompts end
+        if (!collect && !record) {
+          script.waiting = true; // the next gather (or record) wakes the script when its prompts (or beep) end
           await writeSimState(trx, call.id, state);
           return;
         }
-        // A gather listens but still plays its prompts: act when they end.
-        if (now + 1e-6 < collect.promptsEndAt) return CallerScripts.schedule(this.platform, trx, call, script.pos, collect.promptsEndAt - now);
+        // A gather listens but still plays its prompts (a record still beeps): act when they end.
+        const readyAt = collect ? collect.promptsEndAt : record!.startAt;
+        if (now + 1e-6 < readyAt) return CallerScripts.schedule(this.platform, trx, call, script.pos, readyAt - now);
         script.pos += 1;
         script.waiting = false;
         await writeSimState(trx, call.id, state);

@@ -13,8 +13,9 @@ import type { HeardInput, MediaEvents, MediaOp, MediaPort, MediaResult, Recordin
 import { CallerScripts } from './caller-script.ts';
 import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
-import { readSimState, writeSimState } from './sim-state.ts';
+import { readSimState, writeSimState, type SimState } from './sim-state.ts';
 import { bridgePlan } from './bridge.ts';
+import { recordKey, recordResult, recordTimer, recordWords, startRecord } from './record.ts';
 
 const RENDER_JOB = 'simulator.recording_render';
 const OP_JOB = 'simulator.media_op';
@@ -80,6 +81,18 @@ export class SimulatedMediaPort implements MediaPort {
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
       return;
     }
+    if (op.kind === 'record') {
+      const now = await this.elapsed(trx, call);
+      const record = startRecord(op, now);
+      const captures = { ...state.captures, [op.recordingId]: { format: op.format, spans: [{ start: record.startAt, end: null }], generation: 0, words: [], transcribe: op.transcribe === true } };
+      const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
+      await writeSimState(trx, call.id, { ...state, captures, op: { id: opId, kind: op.kind, record }, ...(script ? { script } : {}) });
+      // A scripted caller waiting to speak does so after the beep.
+      if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, record.startAt - now);
+      const timer = recordTimer(record);
+      await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0, result: recordResult(record, timer.reason, timer.atSeconds) }, timer.atSeconds - now);
+      return;
+    }
     if (op.kind === 'bridge') {
       // The dialled leg's whole course is known now (bridge.ts): one job ends it with its outcome.
       const plan = bridgePlan(op, call.id, state.legs.length);
@@ -104,6 +117,7 @@ export class SimulatedMediaPort implements MediaPort {
   async farEnd(trx: Trx, call: CallRow, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
     const state = await readSimState(trx, call.id);
     const collect = state.op?.collect;
+    if (state.op?.record) await this.recordHears(trx, call, state, input);
     if (state.op && collect) {
       const now = await this.elapsed(trx, call);
       const decision = input.kind === 'dtmf' ? pressDigits(collect, input.digits, now) : sayWords(collect, input.text, now);
@@ -123,6 +137,27 @@ export class SimulatedMediaPort implements MediaPort {
     if (events) trx.afterCommit(() => { void events.heard(call.id, input).catch((err) => this.platform.log.error({ err }, 'reporting input heard failed')); });
   }
 
+  /** A running record hears the far end: its words go into the capture, a finish key ends it. */
+  private async recordHears(trx: Trx, call: CallRow, state: SimState, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
+    const op = state.op!;
+    const record = op.record!;
+    const now = await this.elapsed(trx, call);
+    if (input.kind === 'dtmf') {
+      if (!recordKey(record, input.digits)) return;
+      record.tick += 1; // every timer set so far is now stale
+      await writeSimState(trx, call.id, state);
+      await this.scheduleOp(trx, call, { callId: call.id, opId: op.id, reason: 'finished', tick: record.tick, result: recordResult(record, 'finish_key', now) }, 0);
+      return;
+    }
+    const farEnd = call.direction === 'inbound' ? call.from_number : call.to_number;
+    const segment = recordWords(record, input.text, now, farEnd);
+    if (!segment) return;
+    state.captures?.[record.recordingId]?.words?.push(segment);
+    await writeSimState(trx, call.id, state);
+    const timer = recordTimer(record);
+    await this.scheduleOp(trx, call, { callId: call.id, opId: op.id, reason: 'finished', tick: record.tick, result: recordResult(record, timer.reason, timer.atSeconds) }, Math.max(0, timer.atSeconds - now));
+  }
+
   private async scheduleOp(trx: Trx, call: CallRow, step: OpStep, simulatedSeconds: number): Promise<void> {
     await this.platform.jobs.enqueue(trx, OP_JOB, step, {
       delaySeconds: simulatedSeconds * this.platform.config.simTimeScale,
@@ -139,11 +174,21 @@ export class SimulatedMediaPort implements MediaPort {
       if (!call) return null;
       const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
       if (state.op?.id !== step.opId) return null;
-      const { kind, collect, bridge } = state.op;
-      if (collect && step.tick !== undefined && step.tick !== collect.tick) return null; // a newer input moved the timer
+      const { kind, collect, bridge, record } = state.op;
+      const timer = collect ?? record;
+      if (timer && step.tick !== undefined && step.tick !== timer.tick) return null; // a newer input moved the timer
       delete state.op;
-      await writeSimState(trx, call.id, state);
       const reason = call.status === 'in_progress' ? step.reason : 'hangup';
+      if (record) {
+        const now = await this.elapsed(trx, call);
+        const result = reason === 'finished' && step.result?.kind === 'record' ? step.result : recordResult(record, reason === 'finished' ? 'max_length' : reason, now);
+        // The capture ends where the record did (a hang-up may have closed it already); the flow's stop renders it.
+        const open = state.captures?.[record.recordingId]?.spans.at(-1);
+        if (open && open.end === null) open.end = round3(record.startAt + result.durationSeconds);
+        await writeSimState(trx, call.id, state);
+        return result;
+      }
+      await writeSimState(trx, call.id, state);
       if (collect) return reason === 'finished' ? (step.result ?? timerResult(collect)) : collectResult(collect, reason);
       if (bridge) {
         if (reason === 'finished' && step.result) return step.result;
@@ -228,7 +273,9 @@ export class SimulatedMediaPort implements MediaPort {
     const capture = state.captures?.[step.recordingId];
     if (!capture || capture.generation !== step.generation || capture.spans.at(-1)?.end === null) return;
     const { format } = capture;
-    const { transcript, durationSeconds } = recordingTranscript(call.id, state.legs, capture.spans);
+    const { transcript, durationSeconds } = capture.words
+      ? { transcript: capture.words, durationSeconds: capture.spans.reduce((sum, s) => sum + Math.max(0, (s.end ?? s.start) - s.start), 0) }
+      : recordingTranscript(call.id, state.legs, capture.spans);
     const total = Math.round(durationSeconds * format.sampleRate);
     const sink = await sinks.open(call.account_id, step.recordingId, format, step.fromFrame);
     try {
@@ -242,7 +289,7 @@ export class SimulatedMediaPort implements MediaPort {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       if (frame >= total) {
-        sink.words(transcript);
+        sink.words(capture.transcribe === false ? [] : transcript);
         await sink.close();
         return;
       }

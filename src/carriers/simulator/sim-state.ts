@@ -7,6 +7,8 @@ import type { RecordingFormat } from '../media-port.ts';
 import type { SimulatedLeg } from './call-audio.ts';
 import type { CollectState } from './collect.ts';
 import type { CallerScriptState } from './caller-script.ts';
+import type { RecordState } from './record.ts';
+import type { TranscriptSegment } from '../../modules/recordings/transcript.ts';
 
 export interface SimCapture {
   format: RecordingFormat;
@@ -14,6 +16,13 @@ export interface SimCapture {
   spans: Array<{ start: number; end: number | null }>;
   /** Bumped at every stop: a render job of an older stop finds itself stale and quits. */
   generation: number;
+  /**
+   * A flow's `record`: what the far end said, in recording seconds. The audio is made from
+   * these words instead of the call's scripted legs (record.ts).
+   */
+  words?: TranscriptSegment[];
+  /** False: the recording gets no transcript (the record verb's `transcribe`). */
+  transcribe?: boolean;
 }
 
 export interface SimState {
@@ -22,7 +31,7 @@ export interface SimState {
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
-  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null } };
+  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState };
   /** The scripted caller of an inbound sandbox call (caller-script.ts). */
   script?: CallerScriptState;
 }

@@ -43,6 +43,7 @@ export const callsModule: SwitchboardModule = {
     app.addHook('onClose', () => flowWebhooks.close());
     const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks));
     services.calls = calls;
+    services.flowInterpreter = interpreter;
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);

@@ -11,6 +11,11 @@ export const recordingsModule: SwitchboardModule = {
   register(app, { platform, events, services }) {
     const recordings = new RecordingService(platform, events, services.calls, services.voiceCarriers);
     services.recordings = recordings;
+    // A flow's record verb makes a recording through this service.
+    services.flowInterpreter.connectRecordings({
+      start: (trx, call, clock) => recordings.startForFlow(trx, call, clock),
+      stop: (trx, call, id, clock) => recordings.stopForFlow(trx, call, id, clock),
+    });
     for (const carrier of services.voiceCarriers.all()) carrier.media.connectSinks(recordings.sinks);
     app.addSchema(RecordingSchema);
     recordingRoutes(app, recordings);

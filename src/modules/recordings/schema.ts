@@ -32,7 +32,7 @@ export const RecordingSchema = Type.Object(
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
     call_id: Type.String(),
     status: literals(RECORDING_STATUSES),
-    source: Type.Union([Type.Literal('record'), Type.Literal('api')], { description: 'record: the call\'s `record: true`; api: POST /v1/calls/{id}/recordings.' }),
+    source: Type.Union([Type.Literal('record'), Type.Literal('api'), Type.Literal('flow')], { description: 'record: the call\'s `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow\'s `record` verb (the other party only, mono).' }),
     format: Type.Literal('wav'),
     channels: Type.Integer({ description: '2 = dual channel (0 caller, 1 called party), 1 = mono mix.' }),
     sample_rate: Type.Integer({ description: 'Hz (16-bit PCM).' }),

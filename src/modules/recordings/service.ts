@@ -75,7 +75,24 @@ export class RecordingService {
     return { events: this.events, clock, present: this.present, webhookUrl };
   }
 
-  private async create(trx: Trx, call: CallRow, source: 'record' | 'api', channels: 1 | 2, at: number, clock: Clock): Promise<RecordingRow> {
+  /**
+   * A flow's record verb (FlowRecordings): the recording exists from now, status recording; the
+   * media port's record operation captures it (the far end only, mono), not a tap of the call.
+   */
+  async startForFlow(trx: Trx, call: CallRow, clock: Clock): Promise<{ id: string; format: { channels: 1; sampleRate: typeof SAMPLE_RATE } }> {
+    const at = await this.port(call).elapsed(trx, call);
+    const row = await this.create(trx, call, 'flow', 1, at, clock, false);
+    return { id: row.id, format: { channels: 1, sampleRate: SAMPLE_RATE } };
+  }
+
+  /** The record verb ended: the recording stops and is processed like one stopped by the API. */
+  async stopForFlow(trx: Trx, call: CallRow, recordingId: string, clock: Clock): Promise<void> {
+    const row = await this.lock(trx, recordingId);
+    if (!row || row.status !== 'recording') return;
+    await this.stop(trx, row, call, await this.port(call).elapsed(trx, call), clock);
+  }
+
+  private async create(trx: Trx, call: CallRow, source: 'record' | 'api' | 'flow', channels: 1 | 2, at: number, clock: Clock, tap = true): Promise<RecordingRow> {
     const now = clock.now().toISOString();
     const row: RecordingRow = {
       id: newId('recording'),
@@ -99,7 +116,7 @@ export class RecordingService {
       updated_at: now,
     };
     await trx.insertInto('recordings').values(row).execute();
-    await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: SAMPLE_RATE });
+    if (tap) await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: SAMPLE_RATE });
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type: 'call.recording.started', resourceType: 'recording', resourceId: row.id,
       object: this.present(row), webhookUrl: call.webhook_url, clock,

@@ -12,7 +12,7 @@
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { HeardInput, MediaEvents, MediaResult } from '../../../carriers/media-port.ts';
+import type { HeardInput, MediaEvents, MediaResult, RecordingFormat } from '../../../carriers/media-port.ts';
 import type { TransferOutcome, VoiceCarriers } from '../../../carriers/carrier.ts';
 import { Problem } from '../../../platform/problems.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
@@ -36,6 +36,13 @@ const APOLOGY: Verb[] = [{ say: { text: APOLOGY_TEXT, loop: 1 } }, { hangup: {} 
 interface FetchStep {
   callId: string;
   opId: string;
+}
+
+/** How a record verb makes its recording resource (implemented by the recordings module). */
+export interface FlowRecordings {
+  start(trx: Trx, call: CallRow, clock: Clock): Promise<{ id: string; format: RecordingFormat }>;
+  /** The verb ended: the recording stops and is processed (call.recording.stopped, then ready). */
+  stop(trx: Trx, call: CallRow, recordingId: string, clock: Clock): Promise<void>;
 }
 
 export class FlowInterpreter implements MediaEvents {
@@ -112,7 +119,7 @@ export class FlowInterpreter implements MediaEvents {
     }
     const name = verbName(verb);
     const media = this.carriers.named(call.carrier).media;
-    const op = mediaOpOf(verb, call, audio);
+    let op = mediaOpOf(verb, call, audio);
     const refusal = media.cannotRun?.(op) ?? null;
     if (refusal) {
       closeEntry(log, clock.now().toISOString(), { reason: 'unsupported', detail: refusal });
@@ -121,8 +128,23 @@ export class FlowInterpreter implements MediaEvents {
         detail: `flow[${state.pc}].${name} cannot run on this call: ${refusal}.`,
       });
     }
-    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false }, log);
+    // A record verb fills a recording resource of its own, created now (call.recording.started).
+    if (op.kind === 'record') op = { ...op, ...await this.connectedRecordings().start(trx, call, clock).then((r) => ({ recordingId: r.id, format: r.format })) };
+    const recordingId = op.kind === 'record' ? op.recordingId : null;
+    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false, recordingId }, log);
     await media.run(trx, saved, opId, op);
+  }
+
+  private recordings: FlowRecordings | null = null;
+
+  /** The recordings module connects itself at start-up (it registers after calls). */
+  connectRecordings(recordings: FlowRecordings): void {
+    this.recordings = recordings;
+  }
+
+  private connectedRecordings(): FlowRecordings {
+    if (!this.recordings) throw new Error('a flow recorded before the recordings module connected');
+    return this.recordings;
   }
 
   /** Fetches the audio the running verb plays (no transaction held meanwhile), then runs it; a play that cannot be fetched is skipped, logged failed. */
@@ -193,9 +215,9 @@ export class FlowInterpreter implements MediaEvents {
       if (!call || !state || state.op !== opId || call.status !== 'in_progress') return;
       const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
       const log = flowLogOf(call);
-      closeEntry(log, clock.now().toISOString(), logResultOf(result, state.verbs[state.pc]));
+      closeEntry(log, clock.now().toISOString(), logResultOf(result, state.verbs[state.pc], state.recordingId ?? null));
       // A verb ran on the media: the chain of webhook answers is broken, the hop count restarts.
-      const next: FlowState = { ...state, op: null, pc: state.pc + 1, hops: 0 };
+      const next: FlowState = { ...state, op: null, pc: state.pc + 1, hops: 0, recordingId: null };
       const verb = state.verbs[state.pc];
       if (result.kind === 'collect' && verb && 'gather' in verb) {
         const gather = gatherOf(call, state.pc, result);
@@ -206,6 +228,7 @@ export class FlowInterpreter implements MediaEvents {
           return this.startFetch(trx, call, next, log, clock, { reason: 'gather', url: actionUrl, fallback: false, gather });
         }
       }
+      if (result.kind === 'record' && state.recordingId) await this.connectedRecordings().stop(trx, call, state.recordingId, clock);
       if (result.kind === 'bridge' && verb && 'dial' in verb) {
         const dial = dialOf(call, state.pc, verb.dial.to, result);
         await this.emit(trx, call, 'call.dial.completed', dial, clock);

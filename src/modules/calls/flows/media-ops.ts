@@ -32,7 +32,8 @@ export function dialOf(call: CallRow, index: number, to: string, result: Extract
 }
 
 /** A finished operation as its flow log entry shows it. */
-export function logResultOf(result: MediaResult, verb: Verb | undefined): Record<string, unknown> {
+export function logResultOf(result: MediaResult, verb: Verb | undefined, recordingId: string | null): Record<string, unknown> {
+  if (result.kind === 'record') return { recording_id: recordingId, reason: result.reason, duration_seconds: result.durationSeconds };
   if (result.kind === 'bridge') return { to: verb && 'dial' in verb ? verb.dial.to : null, outcome: result.outcome, talk_seconds: result.talkSeconds };
   const { kind: _kind, ...rest } = result;
   return rest;
@@ -57,6 +58,20 @@ export function mediaOpOf(verb: Verb, call: CallRow, audio: ReadonlyMap<string, 
       timeoutSeconds: g.timeout ?? 5,
       speechTimeoutSeconds: g.speech_timeout ?? 2,
       hints: g.hints ?? [],
+    };
+  }
+  if ('record' in verb) {
+    const r = verb.record;
+    return {
+      kind: 'record',
+      // The recording is created just before the operation runs (the interpreter fills these in).
+      recordingId: '',
+      format: { channels: 1, sampleRate: 8000 },
+      maxSeconds: r.max_length ?? FLOW_LIMITS.recordSeconds,
+      silenceTimeoutSeconds: r.silence_timeout ?? 5,
+      finishOnKey: r.finish_on_key ?? '1234567890*#',
+      beep: r.beep ?? true,
+      transcribe: r.transcribe ?? false,
     };
   }
   if ('dial' in verb) {

@@ -22,6 +22,8 @@ export const FLOW_LIMITS = {
   /** dial: seconds the dialled number may ring, and seconds the bridge may last. */
   dialRingSeconds: 120,
   dialTimeLimitSeconds: 14_400,
+  /** record: the longest recording one verb makes. */
+  recordSeconds: 3600,
 } as const;
 
 const Loop = Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.loop, default: 1, description: 'How many times to repeat it.' });
@@ -85,6 +87,14 @@ export const TransferVerb = Type.Object({
   timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.dialRingSeconds, default: 30, description: 'Seconds to let the target ring.' })),
 }, { additionalProperties: false, description: 'Blind-transfer the other party; when it connects the flow is done, when it fails the flow goes on.' });
 
+export const RecordVerb = Type.Object({
+  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: FLOW_LIMITS.recordSeconds, default: FLOW_LIMITS.recordSeconds, description: 'Seconds at most.' })),
+  silence_timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 60, default: 5, description: 'Seconds of silence that end it; 0: silence never does.' })),
+  finish_on_key: Type.Optional(Type.String({ pattern: '^[0-9*#]*$', maxLength: 12, default: '1234567890*#', description: 'Any of these keys ends it (not recorded); "" for none.' })),
+  beep: Type.Optional(Type.Boolean({ default: true, description: 'A half-second beep first.' })),
+  transcribe: Type.Optional(Type.Boolean({ default: false, description: 'Give the recording a transcript of what was said.' })),
+}, { additionalProperties: false, description: 'Record the other party (a message): a normal recording resource, with its events.' });
+
 export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
 
 /** Every verb's body schema, by name. */
@@ -94,6 +104,7 @@ export const VERB_SCHEMAS = {
   pause: PauseVerb,
   gather: GatherVerb,
   redirect: RedirectVerb,
+  record: RecordVerb,
   dial: DialVerb,
   transfer: TransferVerb,
   hangup: HangupVerb,
@@ -108,6 +119,7 @@ export type Verb =
   | { pause: Static<typeof PauseVerb> }
   | { gather: Static<typeof GatherVerb> }
   | { redirect: Static<typeof RedirectVerb> }
+  | { record: Static<typeof RecordVerb> }
   | { dial: Static<typeof DialVerb> }
   | { transfer: Static<typeof TransferVerb> }
   | { hangup: Static<typeof HangupVerb> };

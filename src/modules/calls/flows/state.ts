@@ -43,6 +43,8 @@ export interface FlowState {
   replacement?: FlowReplacement | null;
   /** The verb at `pc` waits for its audio to be fetched (`op` names that fetch). */
   loading?: boolean;
+  /** The recording the running record verb fills. */
+  recordingId?: string | null;
   /** A transfer verb waits for the call's transfer of this index to settle. */
   transfer?: number | null;
 }

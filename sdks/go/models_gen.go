@@ -510,13 +510,13 @@ type CallFlowFailure struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, play, pause, gather, redirect, record, dial, transfer, hangup.
+	// One of: say, play, pause, gather, redirect, record, dial, transfer, agent, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
 	// RFC 3339 UTC timestamp.
 	EndedAt *string `json:"ended_at"`
-	// say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
+	// say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; agent: `{agent_id, conversation_id}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
 	Result map[string]any `json:"result"`
 }
 

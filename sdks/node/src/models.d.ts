@@ -640,7 +640,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "hangup";
+  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "agent" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -650,7 +650,7 @@ export interface CallFlowLogItem {
    */
   ended_at: string | null;
   /**
-   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
+   * say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; agent: `{agent_id, conversation_id}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.
    */
   result: Record<string, unknown> | null;
 }

@@ -783,7 +783,7 @@ class CallFlowFailure(Model):
 @dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "hangup"]
+    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "agent", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso

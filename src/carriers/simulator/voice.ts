@@ -53,6 +53,18 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
     await this.schedule(trx, call, { step: 'inbound_answer', callId: call.id }, RING_SECONDS);
   }
 
+  /**
+   * A flow handed the call to an AI agent: the caller's remaining `say` steps become its lines
+   * to the agent, and the script stops acting (the conversation plays the caller from now on).
+   */
+  async takeCallerLines(trx: Trx, call: CallRow): Promise<string[]> {
+    const state = await readSimState(trx, call.id);
+    if (!state.script || call.carrier !== this.name) return [];
+    const lines = state.script.steps.slice(state.script.pos).flatMap((step) => ('say' in step ? [step.say] : []));
+    await writeSimState(trx, call.id, { ...state, script: { ...state.script, pos: state.script.steps.length, waiting: false } });
+    return lines;
+  }
+
   /** The calls service connects itself once it exists (it needs the carrier too). */
   connect(signals: CallSignals): void {
     this.signals = signals;

@@ -15,6 +15,8 @@ import { ConversationSchema } from './conversations/schema.ts';
 import { ConversationService } from './conversations/service.ts';
 import { ConversationRunner } from './conversations/runner.ts';
 import { conversationRoutes } from './conversations/routes.ts';
+import { FlowHandover } from './conversations/flow-handover.ts';
+import type { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
 
 export const aiModule: SwitchboardModule = {
   name: 'ai',
@@ -25,6 +27,9 @@ export const aiModule: SwitchboardModule = {
     const knowledge = new KnowledgeService(platform, events, agents);
     const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name, services.inboundFlowCalls);
     new ConversationRunner(platform, conversations, services.calls, new KnowledgeIndexCache(platform.database.db), engine);
+    // A flow's agent verb starts a conversation on the call; the sandbox caller's script lines become what it says.
+    const simulator = services.voiceCarriers.named('simulator') as SimulatedVoiceCarrier;
+    services.flowInterpreter.connectAgents(new FlowHandover(platform, conversations, (trx, call) => simulator.takeCallerLines(trx, call)));
     services.agents = agents;
     services.knowledge = knowledge;
     services.conversations = conversations;

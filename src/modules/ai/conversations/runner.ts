@@ -53,9 +53,11 @@ export class ConversationRunner {
     await inTransaction(this.db, async (trx) => {
       const call = await this.calls.lock(trx, conv.call_id);
       const current = await this.conversations.lock(trx, { id: conversationId });
-      if (!call || !current || current.status !== 'in_progress' || current.transcript !== '[]' || call.status !== 'ringing') return;
+      // A ringing call is answered by the agent; one a flow handed over (agent verb) is already up.
+      const handedOver = call?.status === 'in_progress' && call.flow_state !== null;
+      if (!call || !current || current.status !== 'in_progress' || current.transcript !== '[]' || (call.status !== 'ringing' && !handedOver)) return;
       const clock = await this.clock(trx, call);
-      await this.calls.answered(trx, call);
+      if (!handedOver) await this.calls.answered(trx, call);
       const greeting = this.engine.greet(agentProfile(agent), clock.now());
       const turn: TranscriptTurn = { speaker: 'agent', text: greeting.text, at: 0, citations: [], action: greeting.action };
       await this.save(trx, current, { transcript: JSON.stringify([turn]) }, clock);
@@ -136,7 +138,8 @@ export class ConversationRunner {
 
   /** However the call ended (caller, agent, API hang-up, time limit), an open conversation completes with it. */
   private async callMoved(trx: Trx, call: CallRow, clock: Clock): Promise<void> {
-    if (call.direction !== 'inbound' || !isFinal(call.status)) return;
+    // Outbound calls have a conversation only when a flow handed them to an agent.
+    if (!isFinal(call.status) || (call.direction !== 'inbound' && call.flow_state === null)) return;
     const conv = await this.conversations.lock(trx, { callId: call.id });
     if (!conv || conv.status !== 'in_progress') return;
     await this.conversations.complete(trx, conv, outcomeOf(conv), clock);

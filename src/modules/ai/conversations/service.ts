@@ -105,7 +105,7 @@ export class ConversationService {
     private readonly events: EventEmitter,
     private readonly calls: CallService,
     private readonly numbers: NumberService,
-    private readonly engineName: ConversationRow['engine'],
+    readonly engineName: ConversationRow['engine'],
     private readonly inboundFlows: InboundFlowCalls,
   ) {}
 

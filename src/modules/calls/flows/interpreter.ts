@@ -45,6 +45,13 @@ export interface FlowRecordings {
   stop(trx: Trx, call: CallRow, recordingId: string, clock: Clock): Promise<void>;
 }
 
+export type FlowAgentHandover = { ok: true; conversationId: string } | { ok: false; unsupported: boolean; detail: string };
+
+/** How the agent verb hands a call to an AI agent (implemented by the AI module). */
+export interface FlowAgents {
+  start(trx: Trx, call: CallRow, agentId: string, clock: Clock): Promise<FlowAgentHandover>;
+}
+
 export class FlowInterpreter implements MediaEvents {
   constructor(
     private readonly platform: Platform,
@@ -96,6 +103,7 @@ export class FlowInterpreter implements MediaEvents {
     if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
     const opId = `${call.id}:${state.seq + 1}`;
     if ('transfer' in verb) return this.startTransferVerb(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
+    if ('agent' in verb) return this.handOver(trx, call, state, log, clock, verb.agent.agent_id);
     await this.runMedia(trx, call, state, log, clock, verb, false);
   }
 
@@ -188,6 +196,34 @@ export class FlowInterpreter implements MediaEvents {
       closeEntry(log, clock.now().toISOString(), { to: verb.to, outcome: 'failed', detail: err.message });
       await this.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
     }
+  }
+
+  /**
+   * The agent verb: an AI conversation takes the call over (the AI module starts it in this
+   * transaction) and the flow's part is done. An agent that cannot take it (unknown, paused)
+   * is a failed verb and the flow goes on; a call that cannot have one (live) fails the flow.
+   */
+  private async handOver(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, agentId: string): Promise<void> {
+    if (!this.agents) throw new Error('a flow handed a call to an agent before the AI module connected');
+    const handover = await this.agents.start(trx, call, agentId, clock);
+    const now = clock.now().toISOString();
+    if (handover.ok) {
+      closeEntry(log, now, { agent_id: agentId, conversation_id: handover.conversationId });
+      await saveFlow(trx, call, { ...state, op: null, pc: state.pc + 1 }, log);
+      return;
+    }
+    closeEntry(log, now, { reason: handover.unsupported ? 'unsupported' : 'failed', detail: handover.detail });
+    if (!handover.unsupported) return this.advance(trx, call, { ...state, pc: state.pc + 1 }, log, clock);
+    await this.apologise(trx, call, state, log, clock, {
+      cause: 'unsupported_verb', url: null, statusCode: null, field: `flow[${state.pc}].agent`, detail: `flow[${state.pc}].agent cannot run on this call: ${handover.detail}.`,
+    });
+  }
+
+  private agents: FlowAgents | null = null;
+
+  /** The AI module connects itself at start-up (it registers after calls). */
+  connectAgents(agents: FlowAgents): void {
+    this.agents = agents;
   }
 
   /** A transfer settled (listener of CallService): if the flow waits on it, connected ends the flow's part, else it goes on. */

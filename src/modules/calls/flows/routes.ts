@@ -19,7 +19,7 @@ export const CallFlowSchema = Type.Object({
     verb: Type.Enum(VERB_NAMES),
     started_at: Timestamp,
     ended_at: NullableTimestamp,
-    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.' }),
+    result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; agent: `{agent_id, conversation_id}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.' }),
   }), { description: 'Every verb run so far, oldest first.' }),
 }, { $id: 'CallFlow' });
 

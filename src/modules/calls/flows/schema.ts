@@ -95,6 +95,10 @@ export const RecordVerb = Type.Object({
   transcribe: Type.Optional(Type.Boolean({ default: false, description: 'Give the recording a transcript of what was said.' })),
 }, { additionalProperties: false, description: 'Record the other party (a message): a normal recording resource, with its events.' });
 
+export const AgentVerb = Type.Object({
+  agent_id: Type.String({ pattern: '^agent_[0-9a-z]+$', maxLength: 64, description: 'The AI agent (GET /v1/ai/agents) that takes the call over.', examples: ['agent_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),
+}, { additionalProperties: false, description: 'Hand the call to an AI agent: it greets the caller and holds the conversation; the rest of the flow does not run.' });
+
 export const HangupVerb = Type.Object({}, { additionalProperties: false, description: 'End the call.' });
 
 /** Every verb's body schema, by name. */
@@ -107,6 +111,7 @@ export const VERB_SCHEMAS = {
   record: RecordVerb,
   dial: DialVerb,
   transfer: TransferVerb,
+  agent: AgentVerb,
   hangup: HangupVerb,
 } as const;
 
@@ -122,6 +127,7 @@ export type Verb =
   | { record: Static<typeof RecordVerb> }
   | { dial: Static<typeof DialVerb> }
   | { transfer: Static<typeof TransferVerb> }
+  | { agent: Static<typeof AgentVerb> }
   | { hangup: Static<typeof HangupVerb> };
 
 export const FlowSchema = Type.Array(

@@ -70,8 +70,8 @@ export class MediaEngine {
     return ((await this.request({ op: 'close', id })) as { stats?: SessionStats }).stats;
   }
 
-  async stats(): Promise<EngineStats> {
-    return ((await this.request({ op: 'stats' })) as { engine: EngineStats }).engine;
+  async stats(options: { reset?: boolean } = {}): Promise<EngineStats> {
+    return ((await this.request({ op: 'stats', reset: options.reset === true })) as { engine: EngineStats }).engine;
   }
 
   async shutdown(): Promise<void> {

@@ -34,7 +34,8 @@ export type MediaCommand =
   | { op: 'stop_recording'; id: string }
   | { op: 'bridge'; id: string; peer: string | null }
   | { op: 'close'; id: string }
-  | { op: 'stats' };
+  /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
+  | { op: 'stats'; reset?: boolean };
 
 export type MediaReply =
   | { port: number }

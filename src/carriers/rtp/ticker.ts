@@ -34,6 +34,11 @@ export class Ticker {
     this.timer = undefined;
   }
 
+  /** Starts the counts afresh (a benchmark measures one step at a time). */
+  resetStats(): void {
+    Object.assign(this.stats, { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLatenessMs: 0 });
+  }
+
   get running(): boolean {
     return this.timer !== undefined;
   }

@@ -73,8 +73,14 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       if (sessions.size === 0) ticker.stop();
       return { stats };
     }
-    case 'stats':
-      return { engine: { sessions: sessions.size, ticker: { ...ticker.stats }, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 } };
+    case 'stats': {
+      const engine = { sessions: sessions.size, ticker: { ...ticker.stats }, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 };
+      if (command.reset) {
+        loopDelay.reset();
+        ticker.resetStats();
+      }
+      return { engine };
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../car
 import { referTransfer } from './refer.ts';
 import { LiveMediaPort } from './live-media.ts';
 import { MediaEngine } from '../rtp/engine.ts';
+import type { EngineStats, SessionStats } from '../rtp/protocol.ts';
 import { SipTransport } from './transport.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
@@ -33,6 +34,16 @@ export interface LiveCallState {
   trunk: string | null;
   sip_status: number | null;
   sip_reason: string | null;
+}
+
+/** What this node's ended calls received and lost, summed (operators and bench:sip read it). */
+export interface MediaTotals {
+  calls: number;
+  packetsReceived: number;
+  packetsSent: number;
+  packetsLost: number;
+  latePackets: number;
+  concealedSamples: number;
 }
 
 interface Leg {
@@ -64,6 +75,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   private readonly mediaDir: string;
   private readonly speech: SpeechServices;
   private readonly admission: InboundAdmission;
+  private readonly totals: MediaTotals = { calls: 0, packetsReceived: 0, packetsSent: 0, packetsLost: 0, latePackets: 0, concealedSamples: 0 };
   readonly media: LiveMediaPort;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
@@ -137,6 +149,16 @@ export class LiveSipCarrier implements VoiceCarrier {
   /** The ports actually bound (tests and `carriers check` use them). */
   get ports(): { udp: number; tcp: number } {
     return { udp: this.transport.udpPort, tcp: this.transport.tcpPort };
+  }
+
+  /** Media counters summed over the calls that ended on this node (a copy). */
+  mediaTotals(): MediaTotals {
+    return { ...this.totals };
+  }
+
+  /** The media worker's own figures: live legs, its loop delay p99 and the 20 ms clock's lateness. */
+  mediaEngineStats(options: { reset?: boolean } = {}): Promise<EngineStats> {
+    return this.engine.stats(options);
   }
 
   initialState(): string {
@@ -409,12 +431,25 @@ export class LiveSipCarrier implements VoiceCarrier {
     try {
       // After shutdown the worker is gone and so is the leg: nothing left to release.
       await this.engine.stopRecording(leg.callId).catch(() => undefined);
-      await this.engine.close(leg.callId).catch(() => undefined);
+      const stats = await this.engine.close(leg.callId).catch(() => undefined);
+      if (stats) this.count(leg.callId, stats);
     } finally {
       leg.markRecorded();
       // Keep the leg a little so a recording processed right after the call finds its promise.
       setTimeout(() => this.legs.delete(leg.callId), 60_000).unref();
     }
+  }
+
+  /** One ended call's media counters: summed, and logged (a call with nothing received is one-way audio). */
+  private count(callId: string, stats: SessionStats): void {
+    this.totals.calls++;
+    this.totals.packetsReceived += stats.packetsReceived;
+    this.totals.packetsSent += stats.packetsSent;
+    this.totals.packetsLost += stats.packetsLost;
+    this.totals.latePackets += stats.latePackets;
+    this.totals.concealedSamples += stats.concealedSamples;
+    const log = stats.packetsReceived === 0 ? this.platform.log.warn.bind(this.platform.log) : this.platform.log.info.bind(this.platform.log);
+    log({ call: callId, media: stats }, stats.packetsReceived === 0 ? 'sip: call ended without receiving any RTP (one-way audio?)' : 'sip: call media');
   }
 
   private async finish(callId: string, end: CallEnd, sipStatus: number | null, sipReason: string | null): Promise<void> {

@@ -27,6 +27,8 @@ function fakeLeg() {
       return () => listeners.splice(listeners.indexOf(on), 1);
     },
     elapsed: () => (performance.now() - started) / 1000,
+    // Bridging needs a SIP peer: live-calls.test.ts covers it against SIPp.
+    bridge: async () => ({ kind: 'bridge', outcome: 'failed', talkSeconds: 0 }),
   };
   return {
     leg,

@@ -11,6 +11,9 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
 import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../carrier.ts';
 import { referTransfer } from './refer.ts';
+import { placeSecondLeg, type SecondLeg } from './second-leg.ts';
+import type { BridgeResult } from './live-operations.ts';
+import type { BridgeOp, CutShort } from '../media-port.ts';
 import { LiveMediaPort } from './live-media.ts';
 import { MediaEngine } from '../rtp/engine.ts';
 import type { EngineStats, SessionStats } from '../rtp/protocol.ts';
@@ -58,8 +61,10 @@ interface Leg {
   abandoned?: 'api' | 'ring_timeout';
   /** Set once the far end or the API ended an answered call. */
   ending?: boolean;
+  /** A second leg bridged to this one (a bridged transfer, or a flow's dial), while it lasts. */
+  second?: SecondLeg | undefined;
   recordingPath: string;
-  /** Resolves when the call's WAV is complete on disk. */
+  /** Resolves when the call's WAV is complete on disk (so also: once the leg is released). */
   recorded: Promise<void>;
   markRecorded: () => void;
 }
@@ -100,6 +105,7 @@ export class LiveSipCarrier implements VoiceCarrier {
       sendDigits: (callId, digits) => this.engine.sendDigits(callId, digits),
       play: (callId, pcm) => (this.legs.get(callId)?.dialog ? this.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
       stopPlayback: (callId) => (this.legs.get(callId)?.dialog ? this.engine.stopPlayback(callId) : Promise.resolve()),
+      bridge: (callId, op, cutShort) => this.bridgeFromFlow(callId, op, cutShort),
       listen: (callId, on) => {
         const digit = (event: { digit: string }) => on.digit?.(event.digit);
         const voice = (event: { talking: boolean }) => on.voice?.(event.talking);
@@ -224,11 +230,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   private async transferNow(call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
     const leg = this.legs.get(call.id);
     if (!leg?.dialog || leg.dialog.ended || leg.ending) return this.settleTransfer(call.id, index, 'failed');
-    if (leg.trunk.transfer !== 'refer') {
-      // Bridged transfers (a second leg and RTP relay) are not wired yet: docs/live-voice.md says so.
-      this.platform.log.warn({ call: call.id, trunk: leg.trunk.name }, 'sip: bridged transfers are not supported yet; use transfer: refer on the trunk');
-      return this.settleTransfer(call.id, index, 'failed');
-    }
+    if (leg.trunk.transfer === 'bridge') return this.bridgeTransfer(call, leg, index, to, ringTimeout);
     const trunk = leg.trunk;
     const target = `sip:${to}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
     const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
@@ -242,6 +244,70 @@ export class LiveSipCarrier implements VoiceCarrier {
     await this.release(leg, true);
     await this.finish(call.id, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: 'system', talkSeconds }, null, null);
   }
+
+  /**
+   * Bridged transfer: we call the target ourselves over the same trunk and relay the media
+   * between the two legs. The call goes on (recorded, its time limit running) until either
+   * side hangs up; the target hanging up ends it. A target that does not answer leaves the
+   * call as it was.
+   */
+  private async bridgeTransfer(call: CallRow, leg: Leg, index: number, to: string, ringTimeout: number): Promise<void> {
+    if (leg.second) return this.settleTransfer(call.id, index, 'failed');
+    const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
+    const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
+      id: `${call.id}~transfer${index}`, trunk: leg.trunk, from: ours, to, ringTimeoutSeconds: ringTimeout, abandoned: leg.recorded,
+    });
+    if (placed.kind === 'failed') {
+      this.platform.log.info({ call: call.id, to, outcome: placed.outcome, sip_status: placed.sipStatus }, 'sip: bridged transfer failed');
+      return this.settleTransfer(call.id, index, placed.outcome);
+    }
+    if (leg.ending || !leg.dialog || leg.dialog.ended) {
+      await placed.leg.hangUp();
+      return this.settleTransfer(call.id, index, 'failed');
+    }
+    leg.second = placed.leg;
+    // The transfer takes over the line: whatever was being played to the caller stops.
+    await this.engine.stopPlayback(call.id).catch(() => undefined);
+    await this.engine.bridge(call.id, placed.leg.id);
+    await this.settleTransfer(call.id, index, 'completed');
+    void placed.leg.ended.then((by) => {
+      if (by !== 'remote' || leg.ending) return;
+      leg.ending = true;
+      const talkSeconds = (performance.now() - (leg.answeredAt ?? 0)) / 1000;
+      void this.release(leg, true).then(() => this.finish(call.id, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: 'callee', talkSeconds }, null, null));
+    });
+  }
+
+  /** A flow's `dial` on a live call: a bridged second leg until one side hangs up; then the flow goes on. */
+  private async bridgeFromFlow(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult> {
+    const leg = this.legs.get(callId);
+    if (!leg?.dialog || leg.ending || leg.second) return { kind: 'bridge', outcome: 'failed', talkSeconds: 0 };
+    const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
+      id: `${callId}~dial${++this.dials}`, trunk: leg.trunk, from: op.callerId, to: op.to, ringTimeoutSeconds: op.ringTimeoutSeconds,
+      abandoned: Promise.race([cutShort, leg.recorded]),
+    });
+    if (placed.kind === 'failed') return { kind: 'bridge', outcome: placed.outcome, talkSeconds: 0 };
+    if (leg.ending) {
+      await placed.leg.hangUp();
+      return { kind: 'bridge', outcome: 'hangup', talkSeconds: 0 };
+    }
+    leg.second = placed.leg;
+    await this.engine.bridge(callId, placed.leg.id);
+    const started = performance.now();
+    let limitTimer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'time_limit'>((resolve) => {
+      limitTimer = setTimeout(() => resolve('time_limit'), op.timeLimitSeconds * 1000);
+    });
+    const why = await Promise.race([placed.leg.ended.then(() => 'ended' as const), cutShort, limit]);
+    clearTimeout(limitTimer);
+    const talkSeconds = Math.round((performance.now() - started) / 10) / 100;
+    await placed.leg.hangUp();
+    if (leg.second === placed.leg) leg.second = undefined;
+    if (!leg.ending) await this.engine.bridge(callId, null).catch(() => undefined);
+    return { kind: 'bridge', outcome: why === 'ended' || why === 'time_limit' ? 'completed' : why, talkSeconds };
+  }
+
+  private dials = 0;
 
   private async settleTransfer(callId: string, index: number, outcome: TransferOutcome): Promise<void> {
     await this.withCall(callId, (trx, row) => this.signals!.transferSettled(trx, row, index, outcome));
@@ -428,6 +494,8 @@ export class LiveSipCarrier implements VoiceCarrier {
     clearTimeout(leg.limitTimer);
     this.media.hungUp(leg.callId);
     if (sendBye && leg.dialog && !leg.dialog.ended) await leg.dialog.bye().catch(() => undefined);
+    // A bridged second leg goes with the call.
+    await leg.second?.hangUp();
     try {
       // After shutdown the worker is gone and so is the leg: nothing left to release.
       await this.engine.stopRecording(leg.callId).catch(() => undefined);

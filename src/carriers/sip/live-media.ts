@@ -77,9 +77,8 @@ export class LiveMediaPort implements MediaPort {
     });
   }
 
-  /** What live-operations.ts cannot do yet: bridge a second leg, or hear speech. */
+  /** What live-operations.ts cannot do yet: hear speech. */
   cannotRun(op: MediaOp): string | null {
-    if (op.kind === 'bridge') return 'live calls cannot bridge a second leg yet (dial); use transfer, or try the flow with a sandbox key';
     if (op.kind === 'collect' && op.speech && !op.dtmf) return 'live calls cannot recognise speech yet; gather with input ["dtmf"] or ["dtmf", "speech"] (keys only are heard)';
     return null;
   }

@@ -5,7 +5,7 @@
 // or the call hung up). Audio work happens in the RTP and speech workers: here are only
 // timers, events and the order of things.
 import { readFile } from 'node:fs/promises';
-import type { CollectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../media-port.ts';
+import type { BridgeOp, CollectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../media-port.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import { LINE_RATE, readPcm16Wav, toLineRate } from '../speech/pcm.ts';
 
@@ -17,7 +17,11 @@ export interface LegAudio {
   listen(callId: string, on: { digit?: (digit: string) => void; voice?: (talking: boolean) => void }): () => void;
   /** Talk seconds so far, null when the call is not answered (or gone). */
   elapsed(callId: string): number | null;
+  /** Dials a second leg and bridges it to the call until one side hangs up, `cutShort` settles or the time limit. */
+  bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
 }
+
+export type BridgeResult = Extract<MediaResult, { kind: 'bridge' }>;
 
 /** A span of the call's own recording (far end on channel 0) that a `record` op captured. */
 export interface CapturedSpan {
@@ -100,8 +104,7 @@ export class LiveOperations {
       case 'record':
         return this.record(ctx, op);
       case 'bridge':
-        // A second leg and RTP relay are not wired for flows yet (docs/live-voice.md).
-        return { kind: 'bridge', outcome: 'failed', talkSeconds: 0 };
+        return this.leg.bridge(ctx.callId, op, ctx.cutShort);
     }
   }
 

@@ -1,0 +1,98 @@
+// A second call leg placed from a live call: a bridged transfer, or a flow's `dial`. It is
+// an outbound INVITE over the call's trunk with its own RTP port in the media engine; once
+// answered the carrier bridges it to the first leg (the engine relays and transcodes
+// frame by frame). It has no call row of its own: its outcome belongs to the call it
+// serves (a transfer outcome, or the bridge op's result).
+import type { MediaEngine } from '../rtp/engine.ts';
+import type { Dialog } from './dialog.ts';
+import type { UserAgent } from './user-agent.ts';
+import type { SipSettings, TrunkSettings } from './settings.ts';
+import { buildSdp, negotiate, parseSdp } from './sdp.ts';
+import { failureOutcome } from './causes.ts';
+import { parseReason } from './headers.ts';
+
+export type SecondLegFailure = 'busy' | 'no_answer' | 'failed';
+
+export type SecondLegResult =
+  | { kind: 'answered'; leg: SecondLeg }
+  | { kind: 'failed'; outcome: SecondLegFailure; sipStatus: number };
+
+/** An answered second leg. `ended` resolves when either side hangs it up. */
+export class SecondLeg {
+  readonly ended: Promise<'remote' | 'local'>;
+  private settle!: (by: 'remote' | 'local') => void;
+  private closed = false;
+
+  constructor(readonly id: string, readonly dialog: Dialog, private readonly engine: MediaEngine) {
+    this.ended = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    dialog.once('bye', () => void this.close('remote'));
+  }
+
+  /** Ends the leg from our side (BYE) and frees its media port; safe to call twice. */
+  async hangUp(): Promise<void> {
+    if (!this.dialog.ended) await this.dialog.bye().catch(() => undefined);
+    await this.close('local');
+  }
+
+  private async close(by: 'remote' | 'local'): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.engine.close(this.id).catch(() => undefined);
+    this.settle(by);
+  }
+}
+
+export interface SecondLegRequest {
+  /** The media engine's id for the leg (distinct from the call's own leg). */
+  id: string;
+  trunk: TrunkSettings;
+  /** The number the far end sees as calling. */
+  from: string;
+  to: string;
+  ringTimeoutSeconds: number;
+  /** Resolves when the caller gave up meanwhile (the first leg hung up): we CANCEL. */
+  abandoned?: Promise<unknown>;
+}
+
+/** Places the leg; resolves once it is answered (media connected) or has failed. */
+export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine; settings: SipSettings }, request: SecondLegRequest): Promise<SecondLegResult> {
+  const { ua, engine, settings } = deps;
+  const { trunk } = request;
+  const port = await engine.open(request.id);
+  const sdp = buildSdp({ address: settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
+  const uri = `sip:${request.to}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
+  const invite = ua.invite({
+    uri,
+    peer: { transport: trunk.transport === 'tcp' ? 'TCP' : 'UDP', address: trunk.host, port: trunk.port },
+    from: { user: request.from, host: settings.publicHost },
+    to: uri,
+    sdp,
+    credentials: trunk.username && trunk.password ? { username: trunk.username, password: trunk.password } : undefined,
+  });
+  let timedOut = false;
+  const ringTimer = setTimeout(() => {
+    timedOut = true;
+    ua.cancel(invite);
+  }, request.ringTimeoutSeconds * 1000);
+  void request.abandoned?.then(() => ua.cancel(invite));
+  const outcome = await invite.outcome;
+  clearTimeout(ringTimer);
+  if (outcome.kind === 'failed') {
+    await engine.close(request.id).catch(() => undefined);
+    const { status } = outcome.response;
+    if (timedOut) return { kind: 'failed', outcome: 'no_answer', sipStatus: status };
+    const failure = failureOutcome(status, parseReason(outcome.response.headers.get('reason')));
+    return { kind: 'failed', outcome: failure.status === 'canceled' ? 'no_answer' : failure.status, sipStatus: status };
+  }
+  try {
+    await engine.setRemote(request.id, negotiate(parseSdp(outcome.response.body), trunk.codecs));
+  } catch {
+    // An answer we cannot speak with: hang it up rather than bridge silence.
+    await outcome.dialog.bye('SIP ;cause=488 ;text="Not Acceptable Here"').catch(() => undefined);
+    await engine.close(request.id).catch(() => undefined);
+    return { kind: 'failed', outcome: 'failed', sipStatus: 488 };
+  }
+  return { kind: 'answered', leg: new SecondLeg(request.id, outcome.dialog, engine) };
+}

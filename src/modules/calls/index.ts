@@ -40,10 +40,13 @@ export const callsModule: SwitchboardModule = {
     // Flow webhooks are signed with the account's default secret, like a call's own webhook_url.
     const box = SecretBox.fromConfig(platform.config);
     const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
-    app.addHook('onClose', () => flowWebhooks.close());
     const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks));
     services.calls = calls;
     services.flowInterpreter = interpreter;
+    app.addHook('onClose', async () => {
+      interpreter.stop();
+      await flowWebhooks.close();
+    });
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);

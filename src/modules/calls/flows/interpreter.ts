@@ -29,6 +29,8 @@ import { flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogE
 
 const FETCH_JOB = 'flows.fetch';
 const AUDIO_JOB = 'flows.audio';
+/** The backup fetch job waits the webhook timeout plus this, so it never races a fetch in flight. */
+const FETCH_BACKUP_GRACE_SECONDS = 5;
 /** What a caller hears when the flow cannot go on. */
 export const APOLOGY_TEXT = 'We are sorry, an application error has occurred. Goodbye.';
 const APOLOGY: Verb[] = [{ say: { text: APOLOGY_TEXT, loop: 1 } }, { hangup: {} }];
@@ -62,13 +64,20 @@ export class FlowInterpreter implements MediaEvents {
     private readonly audio: FlowAudio,
   ) {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
-    platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
+    platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step, true), { maxAttempts: 5, backoffSeconds: (n) => n });
     platform.jobs.register<FetchStep>(AUDIO_JOB, (step) => this.audioStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
     calls.onTransferSettled((trx, call, index, outcome) => this.transferSettled(trx, call, index, outcome));
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
       if (from === 'in_progress' && isFinal(call.status) && call.flow_state) await this.callEnded(trx, call, clock);
     });
+  }
+
+  private stopping = false;
+
+  /** The server is closing: webhook answers that arrive from now on are left to the backup job of the next process. */
+  stop(): void {
+    this.stopping = true;
   }
 
   private get db() {
@@ -323,11 +332,23 @@ export class FlowInterpreter implements MediaEvents {
     }
     const opId = `${call.id}:${state.seq + 1}`;
     await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, fetch, hops }, log);
-    await this.platform.jobs.enqueue(trx, FETCH_JOB, { callId: call.id, opId } satisfies FetchStep, { clockId: call.mode === 'sandbox' ? call.account_id : null });
+    // A caller listens to silence until the webhook answers, so the fetch starts as soon as
+    // this commits instead of waiting its turn in the job queue behind event deliveries (under
+    // a burst of calls that wait was seconds: docs/benchmarks.md). The durable job is the
+    // backup for a crash in between: it runs once the fetch would have timed out, and finds
+    // the flow moved on (op changed) if the fetch already answered.
+    const step: FetchStep = { callId: call.id, opId };
+    await this.platform.jobs.enqueue(trx, FETCH_JOB, step, {
+      clockId: call.mode === 'sandbox' ? call.account_id : null,
+      delaySeconds: this.platform.config.flowWebhookTimeoutMs / 1000 + FETCH_BACKUP_GRACE_SECONDS,
+    });
+    trx.afterCommit(() => {
+      void this.fetchStep(step, false).catch((err) => this.platform.log.error({ err, callId: call.id }, 'flow webhook fetch failed; the backup job retries it'));
+    });
   }
 
   /** Asks the pending webhook (no transaction held meanwhile), then takes its answer or its failure. */
-  private async fetchStep(step: FetchStep): Promise<void> {
+  private async fetchStep(step: FetchStep, fromJob: boolean): Promise<void> {
     const call = await this.db.selectFrom('calls').selectAll().where('id', '=', step.callId).executeTakeFirst();
     const state = call ? flowStateOf(call) : null;
     if (!call || !state?.fetch || state.op !== step.opId || call.status !== 'in_progress') return;
@@ -340,6 +361,12 @@ export class FlowInterpreter implements MediaEvents {
       dial: pending.dial ?? null,
     };
     const answer = await this.webhooks.fetch(pending.url, call.account_id, call.mode, `flowreq_${step.opId.replace(':', '_')}`, payload);
+    // A server shutting down cut this fetch short (or its answer came too late to trust): the
+    // backup job asks again in the next process, rather than the caller hearing an apology.
+    if (this.stopping) {
+      if (fromJob) throw new Error(`server stopping: the flow webhook of ${step.callId} is asked again by the next process`);
+      return;
+    }
     await inTransaction(this.db, async (trx) => {
       const locked = await this.calls.lock(trx, step.callId);
       const now = locked ? flowStateOf(locked) : null;

@@ -1,5 +1,5 @@
 // Flows on live calls over a SIP trunk played by SIPp on 127.0.0.1, for what the flows
-// engineer added: a verb the live media port cannot run yet (dial) fails the flow with
+// engineer added: a verb the live media port cannot run yet (a gather for speech only) fails the flow with
 // call.flow.failed naming it, then the apology and our BYE, never a call left waiting; and
 // POST /v1/calls/{id}/flow replaces a long say on the live call (interrupted), then hangs up.
 import { after, before, describe, test } from 'node:test';
@@ -74,18 +74,18 @@ async function sippOk(sipp: SippRun) {
 }
 
 describe('flows on live calls: limits and live control (SIPp)', { skip: !hasSipp }, () => {
-  test('a dial, which live calls cannot bridge yet, fails the flow naming it; the apology plays and we hang up', async () => {
+  test('a gather for speech only, which live calls cannot hear yet, fails the flow naming it; the apology plays and we hang up', async () => {
     const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
-    const id = await place([{ say: { text: 'One moment.' } }, { dial: { to: '+14155550100' } }, { say: { text: 'never said' } }]);
+    const id = await place([{ say: { text: 'One moment.' } }, { gather: { input: ['speech'] } }, { say: { text: 'never said' } }]);
     const [failure] = await waitForFlowEvent(receiver, id, 'call.flow.failed');
     const object = failure!.data.object;
-    assert.deepEqual([object.cause, object.field, object.next, object.url], ['unsupported_verb', 'flow[1].dial', 'apology', null]);
-    assert.match(object.detail, /cannot bridge a second leg/);
+    assert.deepEqual([object.cause, object.field, object.next, object.url], ['unsupported_verb', 'flow[1].gather', 'apology', null]);
+    assert.match(object.detail, /cannot recognise speech/);
     await receiver.waitForEvent('call.completed', id, 60_000);
     assert.deepEqual(allEventsOf(receiver, id).map((e) => e.type), ['call.queued', 'call.ringing', 'call.answered', 'call.flow.failed', 'call.completed']);
     await sippOk(sipp);
     const log = (await live().get(`/v1/calls/${id}/flow`)).body.log;
-    assert.deepEqual(log.map((e: any) => [e.verb, e.result.reason ?? null]), [['say', 'finished'], ['dial', 'unsupported'], ['say', 'finished'], ['hangup', null]]);
+    assert.deepEqual(log.map((e: any) => [e.verb, e.result.reason ?? null]), [['say', 'finished'], ['gather', 'unsupported'], ['say', 'finished'], ['hangup', null]]);
     assert.equal((await live().get(`/v1/calls/${id}`)).body.hangup_source, 'caller', 'our side hung up after the apology');
   });
 

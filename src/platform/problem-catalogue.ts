@@ -14,7 +14,7 @@ export const PROBLEMS = {
   invalid_idempotency_key: { status: 400, title: 'The Idempotency-Key header is not valid' },
   invalid_cursor: { status: 400, title: 'starting_after is not an item of this list' },
   payload_too_large: { status: 413, title: 'The request body is too large' },
-  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  unsupported_media_type: { status: 415, title: 'The request body must be uncompressed JSON in UTF-8 (application/json)' },
   not_found: { status: 404, title: 'Not found' },
   route_not_found: { status: 404, title: 'No such endpoint' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this endpoint' },

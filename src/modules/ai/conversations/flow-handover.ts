@@ -8,7 +8,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { Trx } from '../../../store/transaction.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { CallRow } from '../../calls/tables.ts';
-import type { FlowAgentHandover, FlowAgents } from '../../calls/flows/interpreter.ts';
+import type { FlowAgentHandover, FlowAgents } from '../../calls/flows/handovers.ts';
 import type { AgentRow, ConversationRow } from '../tables.ts';
 import { JOB_ANSWER, type ConversationService } from './service.ts';
 

@@ -13,8 +13,7 @@ import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import type { HeardInput, MediaEvents, MediaResult, RecordingFormat } from '../../../carriers/media-port.ts';
-import type { TransferOutcome, VoiceCarriers } from '../../../carriers/carrier.ts';
-import { Problem } from '../../../platform/problems.ts';
+import type { VoiceCarriers } from '../../../carriers/carrier.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
 import type { EventType } from '../../../events/catalogue.ts';
 import type { CallRow } from '../tables.ts';
@@ -25,7 +24,8 @@ import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { dialOf, gatherOf, logResultOf, mediaOpOf } from './media-ops.ts';
 import { audioUrlsOf, type CachedAudio, type FlowAudio } from './flow-audio.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
-import { flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
+import { FlowHandovers, type FlowAgents } from './handovers.ts';
+import { closeEntry, flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
 
 const FETCH_JOB = 'flows.fetch';
 const AUDIO_JOB = 'flows.audio';
@@ -47,14 +47,10 @@ export interface FlowRecordings {
   stop(trx: Trx, call: CallRow, recordingId: string, clock: Clock): Promise<void>;
 }
 
-export type FlowAgentHandover = { ok: true; conversationId: string } | { ok: false; unsupported: boolean; detail: string };
-
-/** How the agent verb hands a call to an AI agent (implemented by the AI module). */
-export interface FlowAgents {
-  start(trx: Trx, call: CallRow, agentId: string, clock: Clock): Promise<FlowAgentHandover>;
-}
-
 export class FlowInterpreter implements MediaEvents {
+  /** transfer and agent: the verbs that hand the call to someone else. */
+  private readonly handovers: FlowHandovers;
+
   constructor(
     private readonly platform: Platform,
     private readonly calls: CallService,
@@ -66,7 +62,11 @@ export class FlowInterpreter implements MediaEvents {
     for (const carrier of carriers.all()) carrier.media.connectEvents(this);
     platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step, true), { maxAttempts: 5, backoffSeconds: (n) => n });
     platform.jobs.register<FetchStep>(AUDIO_JOB, (step) => this.audioStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
-    calls.onTransferSettled((trx, call, index, outcome) => this.transferSettled(trx, call, index, outcome));
+    this.handovers = new FlowHandovers(platform, calls, {
+      advance: (...a) => this.advance(...a),
+      apologise: (...a) => this.apologise(...a),
+      switchTo: (...a) => this.switchTo(...a),
+    });
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
       if (from === 'in_progress' && isFinal(call.status) && call.flow_state) await this.callEnded(trx, call, clock);
@@ -74,6 +74,11 @@ export class FlowInterpreter implements MediaEvents {
   }
 
   private stopping = false;
+
+  /** The AI module connects itself at start-up (it registers after calls): the agent verb hands calls to it. */
+  connectAgents(agents: FlowAgents): void {
+    this.handovers.connectAgents(agents);
+  }
 
   /** The server is closing: webhook answers that arrive from now on are left to the backup job of the next process. */
   stop(): void {
@@ -111,8 +116,8 @@ export class FlowInterpreter implements MediaEvents {
     log.push({ index: state.pc, verb: name, started_at: now, ended_at: null, result: null });
     if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
     const opId = `${call.id}:${state.seq + 1}`;
-    if ('transfer' in verb) return this.startTransferVerb(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
-    if ('agent' in verb) return this.handOver(trx, call, state, log, clock, verb.agent.agent_id);
+    if ('transfer' in verb) return this.handovers.transfer(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
+    if ('agent' in verb) return this.handovers.agent(trx, call, state, log, clock, verb.agent.agent_id);
     await this.runMedia(trx, call, state, log, clock, verb, false);
   }
 
@@ -188,69 +193,6 @@ export class FlowInterpreter implements MediaEvents {
       }
       await this.runMedia(trx, locked, loaded, log, clock, verb, true);
     });
-  }
-
-  /**
-   * The transfer verb is the call's blind transfer (CallService.startTransfer, as POST
-   * /v1/calls/{id}/transfer): the flow waits for it to settle (transferSettled). One the
-   * call cannot start (another transfer pending, the party already on the call) is a failed
-   * outcome at once, and the flow goes on.
-   */
-  private async startTransferVerb(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, opId: string, verb: { to: string; timeout?: number }): Promise<void> {
-    try {
-      const { call: moved, index } = await this.calls.startTransfer(trx, call, verb.to, verb.timeout ?? 30, clock);
-      await saveFlow(trx, moved, { ...state, op: opId, transfer: index }, log);
-    } catch (err) {
-      if (!(err instanceof Problem)) throw err;
-      closeEntry(log, clock.now().toISOString(), { to: verb.to, outcome: 'failed', detail: err.message });
-      await this.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
-    }
-  }
-
-  /**
-   * The agent verb: an AI conversation takes the call over (the AI module starts it in this
-   * transaction) and the flow's part is done. An agent that cannot take it (unknown, paused)
-   * is a failed verb and the flow goes on; a call that cannot have one (live) fails the flow.
-   */
-  private async handOver(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, agentId: string): Promise<void> {
-    if (!this.agents) throw new Error('a flow handed a call to an agent before the AI module connected');
-    const handover = await this.agents.start(trx, call, agentId, clock);
-    const now = clock.now().toISOString();
-    if (handover.ok) {
-      closeEntry(log, now, { agent_id: agentId, conversation_id: handover.conversationId });
-      await saveFlow(trx, call, { ...state, op: null, pc: state.pc + 1 }, log);
-      return;
-    }
-    closeEntry(log, now, { reason: handover.unsupported ? 'unsupported' : 'failed', detail: handover.detail });
-    if (!handover.unsupported) return this.advance(trx, call, { ...state, pc: state.pc + 1 }, log, clock);
-    await this.apologise(trx, call, state, log, clock, {
-      cause: 'unsupported_verb', url: null, statusCode: null, field: `flow[${state.pc}].agent`, detail: `flow[${state.pc}].agent cannot run on this call: ${handover.detail}.`,
-    });
-  }
-
-  private agents: FlowAgents | null = null;
-
-  /** The AI module connects itself at start-up (it registers after calls). */
-  connectAgents(agents: FlowAgents): void {
-    this.agents = agents;
-  }
-
-  /** A transfer settled (listener of CallService): if the flow waits on it, connected ends the flow's part, else it goes on. */
-  private async transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void> {
-    const state = flowStateOf(call);
-    if (!state || state.op === null || state.transfer !== index) return;
-    const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
-    const log = flowLogOf(call);
-    const transfer = state.verbs[state.pc];
-    closeEntry(log, clock.now().toISOString(), { to: transfer && 'transfer' in transfer ? transfer.transfer.to : null, outcome });
-    const next: FlowState = { ...state, op: null, transfer: null, pc: state.pc + 1, hops: 0 };
-    // Connected: the caller talks to the target now and the rest of the flow is not for them.
-    if (outcome === 'completed' && !state.replacement) {
-      await saveFlow(trx, call, next, log);
-      return;
-    }
-    if (state.replacement) return this.switchTo(trx, call, next, log, clock, state.replacement);
-    await this.advance(trx, call, next, log, clock);
   }
 
   async finished(callId: string, opId: string, result: MediaResult): Promise<void> {
@@ -412,13 +354,5 @@ export class FlowInterpreter implements MediaEvents {
     const log = flowLogOf(call);
     closeEntry(log, call.ended_at ?? clock.now().toISOString(), { reason: 'hangup' });
     await saveFlow(trx, call, { ...state, op: null, fetch: null }, log);
-  }
-}
-
-function closeEntry(log: FlowLogEntry[], at: string, result: Record<string, unknown>): void {
-  const open = log.at(-1);
-  if (open && open.ended_at === null) {
-    open.ended_at = at;
-    open.result = result;
   }
 }

@@ -89,3 +89,12 @@ export async function saveFlow(trx: Trx, call: CallRow, state: FlowState, log: F
   await trx.updateTable('calls').set(changes).where('id', '=', call.id).execute();
   return { ...call, ...changes };
 }
+
+/** Ends the log's open entry (the verb running) with its result; nothing when none is open. */
+export function closeEntry(log: FlowLogEntry[], at: string, result: Record<string, unknown>): void {
+  const open = log.at(-1);
+  if (open && open.ended_at === null) {
+    open.ended_at = at;
+    open.result = result;
+  }
+}

@@ -10,6 +10,7 @@ import type { PortsTables } from '../modules/ports/tables.ts';
 import type { MessagesTables } from '../modules/messages/tables.ts';
 import type { AiTables } from '../modules/ai/tables.ts';
 import type { CarrierTables } from '../carriers/live-messaging/tables.ts';
+import type { SipNodeTables } from '../carriers/sip/tables.ts';
 
 export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
-  NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables {}
+  NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables, SipNodeTables {}

@@ -43,6 +43,7 @@ export const SipSectionConfig = Type.Object({
     port_max: Port(20000),
   }, { additionalProperties: false, default: {} }),
   trunks: Type.Array(SipTrunkConfig, { minItems: 1 }),
+  node_lease_seconds: Type.Integer({ minimum: 1, maximum: 300, default: 15, description: 'A node that has not renewed its lease this long is dead: a surviving node ends its live calls.' }),
 }, { additionalProperties: false });
 export type SipSectionConfig = Static<typeof SipSectionConfig>;
 
@@ -64,6 +65,7 @@ export function sipSettings(section: SipSectionConfig): SipSettings {
     rtpPortMin: section.rtp.port_min,
     rtpPortMax: section.rtp.port_max,
     trunks: section.trunks.map(trunkSettings),
+    nodeLeaseSeconds: section.node_lease_seconds,
   };
 }
 

@@ -12,6 +12,8 @@ import type { CallRow } from '../../modules/calls/tables.ts';
 import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../carrier.ts';
 import { referTransfer } from './refer.ts';
 import { placeSecondLeg, type SecondLeg } from './second-leg.ts';
+import { NodeLease } from './node-lease.ts';
+import { randomUUID } from 'node:crypto';
 import type { BridgeResult } from './live-operations.ts';
 import type { BridgeOp, CutShort } from '../media-port.ts';
 import { LiveMediaPort } from './live-media.ts';
@@ -35,6 +37,8 @@ import type { SpeechSectionConfig } from '../speech/config.ts';
 /** What the carrier keeps in calls.carrier_state: the SIP facts a user may need to see. */
 export interface LiveCallState {
   trunk: string | null;
+  /** The node whose memory holds the call's dialog and media (absent on calls from before nodes were recorded). */
+  node?: string;
   sip_status: number | null;
   sip_reason: string | null;
 }
@@ -82,6 +86,9 @@ export class LiveSipCarrier implements VoiceCarrier {
   private readonly admission: InboundAdmission;
   private readonly totals: MediaTotals = { calls: 0, packetsReceived: 0, packetsSent: 0, packetsLost: 0, latePackets: 0, concealedSamples: 0 };
   readonly media: LiveMediaPort;
+  /** This process's identity among media nodes (a restarted node is a new one). */
+  readonly nodeId = `node_${randomUUID()}`;
+  private lease: NodeLease | undefined;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
     this.mediaDir = join(platform.config.dataDir, 'live-media');
@@ -138,9 +145,36 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.engine = new MediaEngine({ host: this.settings.bindHost, range: { min: this.settings.rtpPortMin, max: this.settings.rtpPortMax } });
     // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
     this.speech.warm();
+    this.lease = new NodeLease(this.platform.database.db, {
+      nodeId: this.nodeId, leaseSeconds: this.settings.nodeLeaseSeconds,
+      onDead: (nodeId) => this.endCallsOf(nodeId),
+      log: (err) => this.platform.log.warn({ err }, 'sip: node lease'),
+    });
+    await this.lease.start();
+  }
+
+  /**
+   * A node died with calls up: their dialogs and media died with it, so they end here, by the
+   * system, as a network failure (failure.carrier_code `node_lost` on those not yet answered).
+   */
+  private async endCallsOf(nodeId: string): Promise<void> {
+    const active = await this.platform.database.db.selectFrom('calls').select(['id', 'carrier_state'])
+      .where('carrier', '=', this.name).where('status', 'in', ['queued', 'ringing', 'in_progress']).execute();
+    const lost = active.filter((row) => (JSON.parse(row.carrier_state) as LiveCallState).node === nodeId);
+    if (lost.length) this.platform.log.warn({ node: nodeId, calls: lost.length }, 'sip: a media node died; ending its calls');
+    for (const { id } of lost) {
+      await this.withCall(id, async (trx, row) => {
+        if (row.status === 'in_progress') {
+          await this.signals!.ended(trx, row, { status: 'completed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: 'node_lost' });
+        } else if (row.status === 'queued' || row.status === 'ringing') {
+          await this.signals!.ended(trx, row, { status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: 'node_lost' });
+        }
+      });
+    }
   }
 
   async stop(): Promise<void> {
+    await this.lease?.stop().catch((err: Error) => this.platform.log.warn({ err }, 'sip: leaving the node table'));
     for (const leg of this.legs.values()) {
       clearTimeout(leg.ringTimer);
       clearTimeout(leg.limitTimer);
@@ -168,7 +202,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   }
 
   initialState(): string {
-    return JSON.stringify({ trunk: null, sip_status: null, sip_reason: null } satisfies LiveCallState);
+    return JSON.stringify({ trunk: null, node: this.nodeId, sip_status: null, sip_reason: null } satisfies LiveCallState);
   }
 
   checkRoute(voiceTrunk: string | null): void {
@@ -191,7 +225,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     const number = await trx.selectFrom('numbers').select('voice_trunk')
       .where('account_id', '=', call.account_id).where('mode', '=', call.mode).where('phone_number', '=', call.from_number).executeTakeFirst();
     const trunk = this.trunkNamed(number?.voice_trunk ?? null);
-    const state: LiveCallState = { trunk: trunk.name, sip_status: null, sip_reason: null };
+    const state: LiveCallState = { trunk: trunk.name, node: this.nodeId, sip_status: null, sip_reason: null };
     await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', call.id).execute();
     trx.afterCommit(() => {
       this.dial({ ...call, carrier_state: JSON.stringify(state) }).catch((err) => {
@@ -437,7 +471,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     try {
       call = await inTransaction(this.platform.database.db, async (trx) => {
         const row = await this.signals!.createInbound(trx, { accountId: number.account_id, mode: 'live', from, to, webhookUrl: number.webhook_url }, this.platform.clock);
-        const state: LiveCallState = { trunk: trunk.name, sip_status: 200, sip_reason: 'OK' };
+        const state: LiveCallState = { trunk: trunk.name, node: this.nodeId, sip_status: 200, sip_reason: 'OK' };
         const changes: Partial<CallRow> = { carrier_state: JSON.stringify(state) };
         // A number with nothing to run says so and hangs up, rather than leaving the caller in silence.
         if (!row.flow_state) changes.flow_state = JSON.stringify(newFlowState(unconfiguredFlow()));

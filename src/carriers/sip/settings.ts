@@ -29,4 +29,6 @@ export interface SipSettings {
   rtpPortMin: number;
   rtpPortMax: number;
   trunks: TrunkSettings[];
+  /** How long a node's heartbeat may be stale before a survivor ends its calls. */
+  nodeLeaseSeconds: number;
 }

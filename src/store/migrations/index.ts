@@ -14,6 +14,7 @@ import * as messageStatusReason from './0015_message_status_reason.ts';
 import * as carrierInboundSeen from './0016_carrier_inbound_seen.ts';
 import * as numberVoice from './0017_number_voice.ts';
 import * as webhookListen from './0018_webhook_listen.ts';
+import * as sipNodes from './0019_sip_nodes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0016_carrier_inbound_seen': carrierInboundSeen,
   '0017_number_voice': numberVoice,
   '0018_webhook_listen': webhookListen,
+  '0019_sip_nodes': sipNodes,
 };

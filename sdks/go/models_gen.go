@@ -1222,7 +1222,7 @@ type Message struct {
 	MediaUrls []string `json:"media_urls"`
 	// An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
 	Template *MessageTemplate `json:"template"`
-	// One of: queued, sending, sent, delivered, undelivered, failed, read, received.
+	// One of: queued, sending, sent, delivered, undelivered, failed, read, received, canceled.
 	Status string `json:"status"`
 	// Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Waiting for the SMPP link ... to bind: ..."). The message goes out on its own once the cause clears; every status change resets this to null.
 	StatusReason *string `json:"status_reason"`
@@ -1250,6 +1250,25 @@ type Message struct {
 	FailedAt *string `json:"failed_at"`
 	// RFC 3339 UTC timestamp.
 	ReceivedAt *string `json:"received_at"`
+	// RFC 3339 UTC timestamp.
+	CanceledAt *string `json:"canceled_at"`
+}
+
+type MessageCanceledEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: message.canceled.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     MessageCanceledEventData `json:"data"`
+}
+
+type MessageCanceledEventData struct {
+	Object Message `json:"object"`
 }
 
 type MessageDeliveredEvent struct {
@@ -2313,6 +2332,7 @@ var EventTypes = []string{
 	"call.ringing",
 	"call.transfer_failed",
 	"call.transferred",
+	"message.canceled",
 	"message.delivered",
 	"message.failed",
 	"message.queued",

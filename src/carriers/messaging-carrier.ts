@@ -64,6 +64,18 @@ export type MessageStatusSink = (report: StatusReport, then?: (trx: Trx) => Prom
  */
 export type MessageWaitingSink = (messageId: string, reason: string) => Promise<void>;
 
+/**
+ * Claims a still-queued message for `seconds` before a link hands it to a provider over the
+ * network, so a cancel cannot race the request; false: the message can no longer be sent.
+ */
+export type MessageHandoffSink = (messageId: string, seconds: number) => Promise<boolean>;
+
+/** A carrier keeping a new message `queued` for a while, and the status_reason that says why. */
+export interface QueuedHold {
+  seconds: number;
+  reason: string;
+}
+
 export interface MessagingCarrier {
   readonly name: string;
   /**
@@ -80,11 +92,13 @@ export interface MessagingCarrier {
    * through the sink given to `attach`.
    */
   submit(trx: Trx, message: CarrierMessage): Promise<void>;
-  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void;
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink, handoff?: MessageHandoffSink): void;
   /** Live carriers: where inbound messages go. */
   attachInbound?(sink: InboundSink): void;
   /** Why this carrier cannot carry `channel` for a number bound to `binding` (null: it can). Asked before anything is written. */
   refusal?(channel: CarrierMessage['channel'], binding: string | null): string | null;
+  /** The simulator: how long a message to `to` waits queued before its hand-over job runs (null: it does not). */
+  holdQueued?(to: string): QueuedHold | null;
   /** Closes connections on shutdown. */
   stop?(): Promise<void>;
 }

@@ -41,6 +41,7 @@ export const EVENT_TYPES = {
   'message.failed': 'A message could not be sent.',
   'message.read': 'A WhatsApp message was read by the recipient.',
   'message.received': 'An inbound message was received by a number of the account.',
+  'message.canceled': 'A queued message was canceled (POST /v1/messages/{id}/cancel) before its carrier took it; it will not be sent.',
 
   // Numbers and ports
   'number.provisioned': 'A phone number was provisioned.',

@@ -72,6 +72,7 @@ export const PROBLEMS = {
   // Messages and numbers
   number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },
   whatsapp_window_closed: { status: 422, title: 'The WhatsApp 24-hour window is closed' },
+  message_not_cancelable: { status: 409, title: 'The message has been handed to the carrier and cannot be canceled' },
   to_number_not_owned: { status: 422, title: 'The to number is not an active number of this account' },
   number_not_available: { status: 409, title: 'The phone number is not available' },
   number_not_active: { status: 409, title: 'The number is not active' },

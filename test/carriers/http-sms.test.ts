@@ -137,6 +137,31 @@ describe('SMS and MMS over Twilio', () => {
       ['carrier_rejected', 'Twilio refused the message (400 error 21610: Attempt to send to unsubscribed recipient).', '21610']);
   });
 
+  test('a message waiting queued while Twilio answers 429 can be canceled; its retry then sends nothing', async () => {
+    tw.failNext(3, { status: 429, code: 20429, message: 'Too Many Requests' });
+    const waiting = await send({ to: '+447700900507', body: 'forget it' });
+    let shown = waiting;
+    for (let i = 0; i < 200 && shown.status_reason === null; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      shown = (await live().get(`/v1/messages/${waiting.id}`)).body;
+    }
+    assert.equal(shown.status, 'queued');
+    assert.match(shown.status_reason, /could not take the message yet .*20429.*; retrying\.$/);
+    const canceled = await live().post(`/v1/messages/${waiting.id}/cancel`);
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    assert.equal(canceled.body.status, 'canceled');
+
+    // The send job retries with backoff, finds the message canceled and ends (finished jobs leave the table).
+    const db = t.server.built.platform.database.db;
+    for (let i = 0; i < 300 && (await db.selectFrom('jobs').select('id').where('kind', '=', 'http_sms.send').execute()).length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await db.selectFrom('jobs').select('id').where('kind', '=', 'http_sms.send').execute()).length, 0);
+    assert.equal(tw.created.filter((c) => c.form.get('To') === '+447700900507').length, 0);
+    assert.deepEqual(eventsOf(waiting.id).map((e) => e.type), ['message.queued', 'message.canceled']);
+    tw.failNext(0, { status: 429, code: 20429, message: 'Too Many Requests' });
+  });
+
   test('carriers check fetches the account with the credentials', async () => {
     const config = { account_sid: SID, auth_token: TOKEN, api_base_url: tw.baseUrl } as HttpSmsConfig;
     assert.deepEqual(await probeTwilio(config, 5000), { ok: true, detail: 'account "Test Account" is active' });

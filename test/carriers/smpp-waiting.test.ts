@@ -37,7 +37,7 @@ after(async () => {
   await smsc.close();
 });
 
-test('an SMSC that refuses the bind: the message stays queued with the reason, then goes once the bind works', async () => {
+test('an SMSC that refuses the bind: the message stays queued with the reason (cancelable), then goes once the bind works', async () => {
   const live = t.as(acct.keys.live);
   const sent = await live.post('/v1/messages', { from: OURS, to: '+447700900301', body: 'patience' });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
@@ -53,6 +53,12 @@ test('an SMSC that refuses the bind: the message stays queued with the reason, t
   assert.match(shown.body.status_reason, /^Waiting for the SMPP link "smsc-wait" to bind \(bind_transceiver refused: ESME_RINVPASWD .*\); the message goes out once it does\.$/);
   assert.equal(smsc.submissions.length, 0);
 
+  // A second message waiting the same way is canceled: it stays out of the SMSC for good.
+  const doomed = await live.post('/v1/messages', { from: OURS, to: '+447700900302', body: 'never mind' });
+  const canceled = await live.post(`/v1/messages/${doomed.body.id}/cancel`);
+  assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+  assert.equal(canceled.body.status, 'canceled');
+
   accounts.waiter = 'pw-wait'; // the operator fixes the password at the SMSC
   const events = await hooks.waitFor((evs) => evs.some((e) => e.type === 'message.delivered' && e.data.object.id === sent.body.id), 90_000);
   const mine = events.filter((e) => e.data.object.id === sent.body.id).sort((a, b) => a.sequence - b.sequence);
@@ -61,4 +67,15 @@ test('an SMSC that refuses the bind: the message stays queued with the reason, t
   assert.equal(smsc.submissions.filter((s) => s.destination === '447700900301').length, 1);
   const final = await live.get(`/v1/messages/${sent.body.id}`);
   assert.deepEqual([final.body.status, final.body.status_reason], ['delivered', null]);
+
+  // The canceled message's submit job ran once the link bound (finished jobs leave the table) and sent nothing.
+  const db = t.server.built.platform.database.db;
+  for (let i = 0; i < 200 && (await db.selectFrom('jobs').select('id').where('kind', '=', 'smpp.submit').execute()).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal((await db.selectFrom('jobs').select('id').where('kind', '=', 'smpp.submit').execute()).length, 0);
+  assert.equal(smsc.submissions.filter((s) => s.destination === '447700900302').length, 0);
+  const doomedEvents = hooks.events().filter((e) => e.data.object.id === doomed.body.id).map((e) => e.type);
+  assert.deepEqual(doomedEvents.sort(), ['message.canceled', 'message.queued']);
+  assert.equal((await live.get(`/v1/messages/${doomed.body.id}`)).body.status, 'canceled');
 });

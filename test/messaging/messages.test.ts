@@ -232,3 +232,61 @@ describe('WhatsApp', () => {
     assert.equal(live.body.code, 'mode_not_supported');
   });
 });
+
+describe('canceling', () => {
+  const CONGESTED = '+15005550011';
+
+  test('a queued message (waiting with a status_reason) is canceled with message.canceled and never sent; its twin goes out', async () => {
+    const doomed = (await api().post('/v1/messages', { from, to: CONGESTED, body: 'never mind' })).body;
+    const twin = (await api().post('/v1/messages', { from, to: CONGESTED, body: 'still coming' })).body;
+    assert.equal(doomed.status, 'queued');
+    assert.match(doomed.status_reason, /^The sandbox network is congested for \+15005550011/);
+
+    const canceled = await api().post(`/v1/messages/${doomed.id}/cancel`);
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    assert.equal(canceled.body.status, 'canceled');
+    assert.ok(canceled.body.canceled_at);
+    assert.deepEqual([canceled.body.status_reason, canceled.body.failure, canceled.body.sent_at], [null, null, null]);
+    // Finishing actions repeat safely: the same message, no second event.
+    const again = await api().post(`/v1/messages/${doomed.id}/cancel`);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, canceled.body);
+
+    // The hand-over job was due in 60 s of the test clock: it runs now and finds the message canceled.
+    const advanced = await api().post('/v1/sandbox/clock/advance', { seconds: 120 });
+    assert.equal(advanced.status, 200);
+    const twinEvents = await settle(twin.id, 4);
+    assert.deepEqual(twinEvents.map((e) => e.type), ['message.queued', 'message.sending', 'message.sent', 'message.delivered']);
+    const mine = eventsOf(hooks.events(), doomed.id);
+    assert.deepEqual(mine.map((e) => e.type), ['message.queued', 'message.canceled']);
+    assert.equal(mine[1]!.data.object.status, 'canceled');
+    assert.deepEqual((await api().get(`/v1/messages/${doomed.id}`)).body, canceled.body);
+    assert.deepEqual((await api().get(`/v1/messages?status=canceled&to=${encodeURIComponent(CONGESTED)}`)).body.data.map((m: any) => m.id), [doomed.id]);
+  });
+
+  test('after hand-off to the carrier it is a 409 naming the status; inbound messages cannot be canceled', async () => {
+    const msg = (await api().post('/v1/messages', { from, to: USER, body: 'on its way' })).body;
+    await settle(msg.id, 3);
+    const late = await api().post(`/v1/messages/${msg.id}/cancel`);
+    assert.equal(late.status, 409);
+    assert.equal(late.body.code, 'message_not_cancelable');
+    assert.ok(['sent', 'delivered'].includes(late.body.message_status), 'the problem names the status');
+    assert.match(late.body.detail, new RegExp(`^Message ${msg.id} is ${late.body.message_status} and cannot be canceled: its carrier has taken it already`));
+    assert.notEqual((await api().get(`/v1/messages/${msg.id}`)).body.status, 'canceled');
+
+    const inbound = (await api().post('/v1/sandbox/inbound_messages', { from: USER, to: from, body: 'hello' })).body;
+    const refused = await api().post(`/v1/messages/${inbound.id}/cancel`);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.message_status, 'received');
+  });
+
+  test('another mode or an unknown id is a 404; a read-only key is refused', async () => {
+    const msg = (await api().post('/v1/messages', { from, to: CONGESTED, body: 'x' })).body;
+    assert.equal((await t.as(acct.keys.live).post(`/v1/messages/${msg.id}/cancel`)).status, 404);
+    assert.equal((await api().post('/v1/messages/msg_01jd8x0v6kf5b9w3t2q1r0p9n8/cancel')).status, 404);
+    const reader = await api().post('/v1/keys', { name: 'reader', scopes: ['messages:read'] });
+    const refused = await t.as(reader.body.secret).post(`/v1/messages/${msg.id}/cancel`);
+    assert.equal(refused.status, 403);
+    assert.equal((await api().get(`/v1/messages/${msg.id}`)).body.status, 'queued');
+  });
+});

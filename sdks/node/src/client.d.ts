@@ -164,7 +164,7 @@ export interface ListMessagesParams {
    * E.164; encode the + as %2B.
    */
   to?: string;
-  status?: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received";
+  status?: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received" | "canceled";
   channel?: "sms" | "mms" | "whatsapp";
   direction?: "outbound" | "inbound";
   /**
@@ -637,6 +637,16 @@ export class Switchboard {
    * Required scope: `messages:read`.
    */
   getMessage(id: string, options?: RequestOptions): Promise<WithResponse<Message>>;
+  /**
+   * Cancel a message its carrier has not taken yet
+   *
+   * `POST /v1/messages/{id}/cancel`
+   *
+   * A `queued` message (also one waiting with a status_reason) becomes `canceled` and message.canceled fires; it is never sent. Once the carrier has taken it (sending and later) the answer is 409 message_not_cancelable naming its status. Canceling a canceled message answers 200 with it.
+   *
+   * Required scope: `messages:write`.
+   */
+  cancelMessage(id: string, options?: RequestOptions): Promise<WithResponse<Message>>;
   /**
    * Send an SMS from a provisioned number
    *

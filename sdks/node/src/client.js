@@ -492,6 +492,19 @@ export class Switchboard {
   }
 
   /**
+   * Cancel a message its carrier has not taken yet
+   *
+   * `POST /v1/messages/{id}/cancel`
+   *
+   * A `queued` message (also one waiting with a status_reason) becomes `canceled` and message.canceled fires; it is never sent. Once the carrier has taken it (sending and later) the answer is 409 message_not_cancelable naming its status. Canceling a canceled message answers 200 with it.
+   *
+   * Required scope: `messages:write`.
+   */
+  cancelMessage(id, options) {
+    return this.send({ method: 'POST', path: `/v1/messages/${encodeURIComponent(id)}/cancel` }, options);
+  }
+
+  /**
    * Send an SMS from a provisioned number
    *
    * `POST /v1/numbers/{id}/sms`

@@ -1575,7 +1575,7 @@ export interface Message {
    * An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
    */
   template: MessageTemplate | null;
-  status: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received";
+  status: "queued" | "sending" | "sent" | "delivered" | "undelivered" | "failed" | "read" | "received" | "canceled";
   /**
    * Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Waiting for the SMPP link ... to bind: ..."). The message goes out on its own once the cause clears; every status change resets this to null.
    */
@@ -1624,6 +1624,29 @@ export interface Message {
    * RFC 3339 UTC timestamp.
    */
   received_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  canceled_at: string | null;
+}
+
+export interface MessageCanceledEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "message.canceled";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: MessageCanceledEventData;
+}
+
+export interface MessageCanceledEventData {
+  object: Message;
 }
 
 export interface MessageDeliveredEvent {
@@ -2987,4 +3010,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

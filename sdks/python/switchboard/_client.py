@@ -373,7 +373,7 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/sandbox/inbound_messages", None, {"from": from_, "to": to, "body": body, "channel": channel, "media_urls": media_urls}, ("model", "Message"), request_options)
 
-    def list_messages(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, from_: Union[str, NotGiven] = NOT_GIVEN, to: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"], NotGiven] = NOT_GIVEN, channel: Union[Literal["sms", "mms", "whatsapp"], NotGiven] = NOT_GIVEN, direction: Union[Literal["outbound", "inbound"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Message]:
+    def list_messages(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, from_: Union[str, NotGiven] = NOT_GIVEN, to: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received", "canceled"], NotGiven] = NOT_GIVEN, channel: Union[Literal["sms", "mms", "whatsapp"], NotGiven] = NOT_GIVEN, direction: Union[Literal["outbound", "inbound"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Message]:
         """List messages, newest first
 
         ``GET /v1/messages``
@@ -399,6 +399,17 @@ class Switchboard(BaseClient):
         Required scope: `messages:read`.
         """
         return self._request("GET", f"/v1/messages/{_path(id)}", None, None, ("model", "Message"), request_options)
+
+    def cancel_message(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Message:
+        """Cancel a message its carrier has not taken yet
+
+        ``POST /v1/messages/{id}/cancel``
+
+        A `queued` message (also one waiting with a status_reason) becomes `canceled` and message.canceled fires; it is never sent. Once the carrier has taken it (sending and later) the answer is 409 message_not_cancelable naming its status. Canceling a canceled message answers 200 with it.
+
+        Required scope: `messages:write`.
+        """
+        return self._request("POST", f"/v1/messages/{_path(id)}/cancel", None, None, ("model", "Message"), request_options)
 
     def send_sms_from_number(self, id: str, *, to: str, body: Union[str, NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Message:
         """Send an SMS from a provisioned number

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -1864,7 +1864,7 @@ class Message(Model):
     body: Optional[str]
     media_urls: List[str]
     template: Optional["MessageTemplate"]  # An approved WhatsApp template: the only kind of message allowed outside the 24-hour window.
-    status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received"]
+    status: Literal["queued", "sending", "sent", "delivered", "undelivered", "failed", "read", "received", "canceled"]
     status_reason: Optional[str]  # Why a live message is still waiting in its status, e.g. queued while its SMPP link cannot bind ("Wai
     encoding: Literal["gsm7", "ucs2"]  # gsm7 unless one character is outside GSM 03.38, then ucs2.
     segments: int  # SMS parts billed: GSM-7 160/153 septets (extension characters count 2), UCS-2 70/67 units. 1 for MMS
@@ -1880,6 +1880,7 @@ class Message(Model):
     read_at: Optional[str]  # RFC 3339 UTC timestamp.
     failed_at: Optional[str]  # RFC 3339 UTC timestamp.
     received_at: Optional[str]  # RFC 3339 UTC timestamp.
+    canceled_at: Optional[str]  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("id", "id", None),
@@ -1909,6 +1910,35 @@ class Message(Model):
         ("read_at", "read_at", None),
         ("failed_at", "failed_at", None),
         ("received_at", "received_at", None),
+        ("canceled_at", "canceled_at", None),
+    )
+
+
+@dataclass
+class MessageCanceledEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["message.canceled"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "MessageCanceledEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "MessageCanceledEventData")),
+    )
+
+
+@dataclass
+class MessageCanceledEventData(Model):
+    object: "Message"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Message")),
     )
 
 
@@ -3508,7 +3538,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3625,6 +3655,8 @@ register_models({
     "KnowledgeDocument": KnowledgeDocument,
     "KnowledgeDocumentList": KnowledgeDocumentList,
     "Message": Message,
+    "MessageCanceledEvent": MessageCanceledEvent,
+    "MessageCanceledEventData": MessageCanceledEventData,
     "MessageDeliveredEvent": MessageDeliveredEvent,
     "MessageDeliveredEventData": MessageDeliveredEventData,
     "MessageFailedEvent": MessageFailedEvent,

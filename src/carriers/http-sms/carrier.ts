@@ -17,6 +17,8 @@ import type { HttpSmsConfig } from './config.ts';
 import { TwilioRejected, createMessage, signatureOk } from './twilio.ts';
 
 export const HTTP_SMS_SEND_JOB = 'http_sms.send';
+/** How much longer than the request timeout a send claims its message (see PartLedger.claim). */
+const HANDOFF_MARGIN_SECONDS = 30;
 
 interface SendJob {
   messageId: string;
@@ -62,6 +64,8 @@ export class HttpSmsMessaging {
     const config = this.links.get(job.link);
     if (!config) return this.ledger.fail(job.messageId, 'carrier_unavailable', `The messaging link "${job.link}" is no longer in the carriers file.`);
     if ((await this.ledger.committed(job.messageId)).size > 0) return; // accepted before a crash
+    // Claimed for longer than the request may take: a cancel cannot slip in before Twilio answers.
+    if (!(await this.ledger.claim(job.messageId, config.request_timeout_seconds + HANDOFF_MARGIN_SECONDS))) return; // canceled meanwhile
     let sid: string;
     try {
       sid = await createMessage(config, { ...job, statusCallback: this.publicUrl(`/hooks/carriers/${job.link}?event=status`) });

@@ -13,7 +13,7 @@ import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
+import type { MessageHandoffSink, MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import type { CarrierPartRow } from './tables.ts';
 
@@ -32,12 +32,23 @@ export class PartLedger {
   private readonly lock = new KeyedLock();
   private sink: MessageStatusSink | null = null;
   private waitingSink: MessageWaitingSink | null = null;
+  private handoffSink: MessageHandoffSink | null = null;
 
   constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
 
-  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void {
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink, handoff?: MessageHandoffSink): void {
     this.sink = sink;
     this.waitingSink = waiting ?? null;
+    this.handoffSink = handoff ?? null;
+  }
+
+  /**
+   * Before a request that hands a still-queued message to a provider: claims it for `seconds`
+   * (longer than the request may take) so a cancel cannot race the request. False when the
+   * message can no longer be sent (canceled meanwhile): send nothing.
+   */
+  async claim(messageId: string, seconds: number): Promise<boolean> {
+    return this.handoffSink ? this.handoffSink(messageId, seconds) : true;
   }
 
   /**

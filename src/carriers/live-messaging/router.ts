@@ -7,7 +7,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CarrierLink } from '../config/registry.ts';
-import type { CarrierMessage, InboundSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier } from '../messaging-carrier.ts';
+import type { CarrierMessage, InboundSink, MessageHandoffSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier } from '../messaging-carrier.ts';
 import { SmppMessaging } from '../smpp/carrier.ts';
 import { WhatsAppMessaging, type WebhookOutcome } from '../whatsapp/carrier.ts';
 import { HttpSmsMessaging, type HttpSmsWebhookOutcome } from '../http-sms/carrier.ts';
@@ -59,8 +59,8 @@ export class LiveMessagingCarrier implements MessagingCarrier {
     await this.smpp.stop();
   }
 
-  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink): void {
-    this.ledger.attach(sink, waiting);
+  attach(sink: MessageStatusSink, waiting?: MessageWaitingSink, handoff?: MessageHandoffSink): void {
+    this.ledger.attach(sink, waiting, handoff);
   }
 
   attachInbound(sink: InboundSink): void {

@@ -5,17 +5,26 @@
 //   any other destination   sending -> sent -> delivered (-> read, WhatsApp only)
 //   +15005550009            sending -> sent -> undelivered   (unreachable handset)
 //   +15005550010            sending -> failed                (carrier refused the message)
+//   +15005550011            waits `queued` (congested network) for HOLD_SECONDS, then as any other
 //
 // Delays (seconds of simulated time, times config.simTimeScale): sent 1, delivered 2,
 // read 3 after the previous step.
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Trx } from '../../store/transaction.ts';
-import type { CarrierMessage, CarrierStatus, MessageStatusSink, MessagingCarrier, StatusReport } from '../messaging-carrier.ts';
+import type { CarrierMessage, CarrierStatus, MessageStatusSink, MessagingCarrier, QueuedHold, StatusReport } from '../messaging-carrier.ts';
 
 export const MESSAGING_MAGIC_NUMBERS = {
   undelivered: '+15005550009',
   failed: '+15005550010',
+  congested: '+15005550011',
 } as const;
+
+/**
+ * Simulated seconds a message to the congested number waits `queued`. Not scaled by the time
+ * scale: it stands for a live link that is down, and leaves time to cancel the message (advance
+ * the test clock to let it go).
+ */
+export const HOLD_SECONDS = 60;
 
 export const SIM_MESSAGE_STEP_JOB = 'sim.messaging.step';
 
@@ -60,6 +69,11 @@ export class SimulatedMessagingCarrier implements MessagingCarrier {
 
   attach(sink: MessageStatusSink): void {
     this.sink = sink;
+  }
+
+  holdQueued(to: string): QueuedHold | null {
+    if (to !== MESSAGING_MAGIC_NUMBERS.congested) return null;
+    return { seconds: HOLD_SECONDS, reason: `The sandbox network is congested for ${to} (magic number): the message waits ${HOLD_SECONDS} s of the test clock before it is sent.` };
   }
 
   async submit(trx: Trx, message: CarrierMessage): Promise<void> {

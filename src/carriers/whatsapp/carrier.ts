@@ -19,6 +19,8 @@ import { GraphRejected, GraphUnavailable, postMessage } from './graph.ts';
 import { graphMessages } from './payloads.ts';
 import { challengeFor, parseNotification, signatureOk, type WaInbound } from './webhook.ts';
 
+/** How much longer than the request timeout a send claims its message (see PartLedger.claim). */
+const HANDOFF_MARGIN_SECONDS = 30;
 export const WHATSAPP_SEND_JOB = 'whatsapp.send';
 
 interface SendJob {
@@ -66,6 +68,8 @@ export class WhatsAppMessaging {
     for (const [i, object] of objects.entries()) {
       if (done.has(i + 1)) continue;
       const of = objects.length > 1 ? ` (part ${i + 1} of ${objects.length})` : '';
+      // Claimed for longer than the request may take: a cancel cannot slip in before the Graph API answers.
+      if (!(await this.ledger.claim(job.messageId, config.request_timeout_seconds + HANDOFF_MARGIN_SECONDS))) return; // canceled meanwhile
       let wamid: string;
       try {
         wamid = await postMessage(config, object);

@@ -41,6 +41,19 @@ export function messageRoutes(app: App, { services }: ModuleContext): void {
       response: { 200: Type.Ref('Message'), ...problemResponses('not_found') } },
   }, async (request) => presentMessage(await messages.get(request.auth.account.id, request.auth.mode, request.params.id)));
 
+  app.post('/v1/messages/:id/cancel', {
+    config: { scope: 'messages:write' },
+    schema: {
+      operationId: 'cancelMessage', tags, summary: 'Cancel a message its carrier has not taken yet', params: IdParams,
+      description: 'A `queued` message (also one waiting with a status_reason) becomes `canceled` and message.canceled fires; it is never sent. '
+        + 'Once the carrier has taken it (sending and later) the answer is 409 message_not_cancelable naming its status. Canceling a canceled message answers 200 with it.',
+      response: { 200: Type.Ref('Message'), ...problemResponses('not_found', 'message_not_cancelable') },
+    },
+  }, async (request) => {
+    const { account, mode, clock } = request.auth;
+    return presentMessage(await messages.cancel(account.id, mode, clock, request.params.id));
+  });
+
   app.post('/v1/numbers/:id/sms', {
     config: { scope: 'messages:write' },
     schema: { operationId: 'sendSmsFromNumber', tags: ['Messages', 'Numbers'], summary: 'Send an SMS from a provisioned number', params: IdParams,

@@ -52,6 +52,7 @@ export const MessageSchema = Type.Object(
     read_at: NullableTimestamp,
     failed_at: NullableTimestamp,
     received_at: NullableTimestamp,
+    canceled_at: NullableTimestamp,
   },
   { $id: 'Message' },
 );

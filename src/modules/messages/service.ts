@@ -4,7 +4,7 @@
 import { failure } from '../../platform/failure.ts';
 import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { fetchPage } from '../../platform/pagination.ts';
-import type { Kysely } from 'kysely';
+import type { Kysely, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { phoneFacts } from '../../platform/phone.ts';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
@@ -89,6 +89,7 @@ export function presentMessage(row: MessageRow) {
     read_at: row.read_at,
     failed_at: row.failed_at,
     received_at: row.received_at,
+    canceled_at: row.canceled_at ?? null,
   };
 }
 
@@ -117,7 +118,7 @@ export class MessageService {
   /** Connects the live carrier's status reports and inbound messages to this service. */
   useLiveCarrier(carrier: MessagingCarrier): void {
     this.liveCarrier = carrier;
-    carrier.attach((report, then) => this.applyReport(report, then), (id, reason) => this.noteWaiting(id, reason));
+    carrier.attach((report, then) => this.applyReport(report, then), (id, reason) => this.noteWaiting(id, reason), (id, seconds) => this.claimHandoff(id, seconds));
     carrier.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
   }
 
@@ -146,6 +147,7 @@ export class MessageService {
       if (channel === 'whatsapp' && !input.template) await this.assertWhatsAppWindow(trx, accountId, mode, clock, number.phone_number, input.to);
       const now = clock.now().toISOString();
       const { encoding, segments } = sizeOf(channel, input.body);
+      const hold = this.carrierFor(mode).holdQueued?.(input.to) ?? null;
       const row: MessageRow = {
         id: newId('message'),
         account_id: accountId,
@@ -161,6 +163,7 @@ export class MessageService {
         encoding,
         segments,
         status: 'queued',
+        status_reason: hold?.reason ?? null,
         error_code: null,
         error_message: null,
         webhook_url: input.webhook_url ?? number.webhook_url,
@@ -177,7 +180,7 @@ export class MessageService {
       await this.emit(trx, row, 'message.queued', clock);
       const carrier = this.carrierFor(mode);
       if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
-      else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null });
+      else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null, delaySeconds: hold?.seconds ?? 0 });
       return row;
     });
   }
@@ -291,9 +294,48 @@ export class MessageService {
     });
   }
 
-  /** The carriers' waiting sink: why a message that has not moved is held up (no event). */
+  /**
+   * POST /v1/messages/{id}/cancel: a message its carrier has not taken yet (`queued`, also
+   * while it waits with a status_reason) becomes `canceled` with message.canceled; its
+   * pending job then finds it canceled and sends nothing. Race-free with the senders: each
+   * moves the message out of `queued` (or claims it, see claimHandoff) in a transaction that
+   * re-reads its status, and this UPDATE only matches a queued, unclaimed row.
+   */
+  async cancel(accountId: string, mode: Mode, clock: Clock, id: string): Promise<MessageRow> {
+    return inTransaction(this.db, async (trx) => {
+      let q = trx.selectFrom('messages').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode);
+      if (this.platform.database.engine === 'postgres') q = q.forUpdate();
+      const row = await q.executeTakeFirst();
+      if (!row) throw notFound('message', id);
+      // Finishing actions repeat safely (docs/api.md).
+      if (row.status === 'canceled') return row;
+      const now = this.platform.clock.now().toISOString();
+      if (row.status !== 'queued') throw notCancelable(row, row.direction === 'inbound'
+        ? 'it is an inbound message' : 'its carrier has taken it already; only a queued message can be canceled');
+      if (row.handoff_until && row.handoff_until > now) {
+        throw notCancelable(row, 'its link is handing it to the provider right now; ask again in a few seconds: once the provider answers it is sending, or queued again if the provider could not take it');
+      }
+      return this.transition(trx, row, 'canceled', clock, { handoff_until: null }, (update) =>
+        update.where((eb) => eb.or([eb('handoff_until', 'is', null), eb('handoff_until', '<=', now)])));
+    });
+  }
+
+  /**
+   * A live link is about to hand a message to its provider over the network while the
+   * message is still `queued`: it claims the message until `seconds` from now, in its own
+   * transaction, so a cancel cannot slip in between its check and the request. False when the
+   * message can no longer be sent (canceled, failed, ...): the link sends nothing.
+   */
+  async claimHandoff(messageId: string, seconds: number): Promise<boolean> {
+    const until = new Date(this.platform.clock.now().getTime() + seconds * 1000).toISOString();
+    const result = await this.db.updateTable('messages').set({ handoff_until: until })
+      .where('id', '=', messageId).where('status', 'in', ['queued', 'sending']).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The carriers' waiting sink: why a message that has not moved is held up (no event); a claim ends with it. */
   async noteWaiting(messageId: string, reason: string): Promise<void> {
-    await this.db.updateTable('messages').set({ status_reason: reason })
+    await this.db.updateTable('messages').set({ status_reason: reason, handoff_until: null })
       .where('id', '=', messageId).where('status', 'in', ['queued', 'sending']).execute();
   }
 
@@ -320,15 +362,15 @@ export class MessageService {
    * `read`), stamps the state's time, updates the row only if it is still in the state
    * we read, and emits `message.<status>` with the full message.
    */
-  private async transition(trx: Trx, row: MessageRow, to: MessageStatus, clock: Clock, fields: Partial<MessageRow>): Promise<MessageRow> {
+  private async transition(trx: Trx, row: MessageRow, to: MessageStatus, clock: Clock, fields: Partial<MessageRow>, guard: (update: MessageUpdate) => MessageUpdate = (u) => u): Promise<MessageRow> {
     if (!TRANSITIONS[row.status].includes(to) || (to === 'read' && row.channel !== 'whatsapp')) {
       throw new Problem('invalid_state_transition', `Message ${row.id} is ${row.status} and cannot become ${to}.`);
     }
     const now = clock.now().toISOString();
-    const set: Partial<MessageRow> = { ...fields, status: to, status_reason: null, updated_at: now };
+    const set: Partial<MessageRow> = { ...fields, status: to, status_reason: null, handoff_until: null, updated_at: now };
     const stamp = STAMPS[to];
     if (stamp) set[stamp] = now;
-    const result = await trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
+    const result = await guard(trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status)).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Message ${row.id} changed meanwhile; retry.`);
     const moved = { ...row, ...set };
     await this.emit(trx, moved, `message.${to}` as EventType, clock);
@@ -371,6 +413,12 @@ export class MessageService {
       { extensions: { window_closed_at: last ? new Date(closesAt).toISOString() : null } });
     }
   }
+}
+
+type MessageUpdate = UpdateQueryBuilder<Tables, 'messages', 'messages', UpdateResult>;
+
+function notCancelable(row: MessageRow, why: string): Problem {
+  return new Problem('message_not_cancelable', `Message ${row.id} is ${row.status} and cannot be canceled: ${why}.`, { extensions: { message_status: row.status } });
 }
 
 function carrierMessage(row: MessageRow, binding: string | null): CarrierMessage {

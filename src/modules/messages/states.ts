@@ -1,30 +1,33 @@
 // The message state machine as data (ARCHITECTURE rule 2). Every move goes through
 // `transition()` in service.ts, which checks it against this table, stamps the time,
 // updates the row and emits `message.<new status>` in the same transaction.
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'read', 'received'] as const;
+export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'read', 'received', 'canceled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** Allowed next states. `read` only follows `delivered`, and only on WhatsApp (checked in transition()). */
 export const TRANSITIONS: Record<MessageStatus, readonly MessageStatus[]> = {
-  queued: ['sending', 'failed'],
+  // `canceled`: POST /v1/messages/{id}/cancel, only before the carrier took the message.
+  queued: ['sending', 'failed', 'canceled'],
   sending: ['sent', 'failed'],
   sent: ['delivered', 'undelivered', 'failed'],
   delivered: ['read'],
   read: [],
   undelivered: [],
   failed: [],
+  canceled: [],
   // Inbound messages are born `received` and never move.
   received: [],
 };
 
 /** Which timestamp column a state stamps when entered. */
-export const STAMPS: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 'read_at' | 'failed_at' | 'received_at'>> = {
+export const STAMPS: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 'read_at' | 'failed_at' | 'received_at' | 'canceled_at'>> = {
   sent: 'sent_at',
   delivered: 'delivered_at',
   read: 'read_at',
   undelivered: 'failed_at',
   failed: 'failed_at',
   received: 'received_at',
+  canceled: 'canceled_at',
 };
 
 export function canMove(from: MessageStatus, to: MessageStatus): boolean {

@@ -26,6 +26,10 @@ export interface MessageRow {
   carrier_code?: string | null;
   /** Why the message waits in its status (migration 0015); cleared by every status change. */
   status_reason?: string | null;
+  /** When it was canceled (migration 0020). */
+  canceled_at?: string | null;
+  /** A live link is handing the still-queued message to its provider until this time; a cancel waits it out (migration 0020). */
+  handoff_until?: string | null;
   webhook_url: string | null;
   metadata: string; // JSON object
   created_at: string;

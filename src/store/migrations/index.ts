@@ -15,6 +15,7 @@ import * as carrierInboundSeen from './0016_carrier_inbound_seen.ts';
 import * as numberVoice from './0017_number_voice.ts';
 import * as webhookListen from './0018_webhook_listen.ts';
 import * as sipNodes from './0019_sip_nodes.ts';
+import * as messageCancel from './0020_message_cancel.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0017_number_voice': numberVoice,
   '0018_webhook_listen': webhookListen,
   '0019_sip_nodes': sipNodes,
+  '0020_message_cancel': messageCancel,
 };

@@ -5,10 +5,14 @@
 // for 12 hours) is produced. Meanwhile the bench samples the server's resident memory from
 // /proc every 20 ms and probes /healthz every 20 ms. Reports the peak RSS added over the idle
 // server, the longest /healthz round trip (an upper bound on any event-loop stall), and the
-// wall time and CPU the recording took. Bounded: gives up after DEADLINE_SECONDS.
+// wall time and CPU the recording took, and the server's own event-loop delay (max and p99,
+// perf_hooks.monitorEventLoopDelay preloaded by lib/loop-delay-probe.mjs) while the recording is
+// produced next to the same window on the idle server. Bounded: gives up after DEADLINE_SECONDS.
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createAccount, freshDataDir, startSwitchboard } from './lib/spawn.ts';
 
 const HOURS = Number(process.env.RECORDING_HOURS ?? 12);
@@ -17,7 +21,11 @@ const STAYS_UP = '+15005550004';
 
 const dataDir = freshDataDir('recording-memory');
 const created = createAccount(dataDir, 'enterprise');
-const server = await startSwitchboard(dataDir, { SWITCHBOARD_SIM_TIME_SCALE: '0.1' });
+const loopFile = join(dataDir, 'loop-delay.json');
+const probe = fileURLToPath(new URL('./lib/loop-delay-probe.mjs', import.meta.url));
+const server = await startSwitchboard(dataDir, {
+  SWITCHBOARD_SIM_TIME_SCALE: '0.1', LOOP_DELAY_FILE: loopFile, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${probe}`.trim(),
+});
 const pid = server.child.pid!;
 const api = async (method: string, path: string, body?: unknown) => {
   const res = await fetch(server.url + path, {
@@ -33,6 +41,21 @@ const cpuSeconds = () => {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type LoopDelay = { window: number; max: number; p99: number; mean: number; count: number };
+/** Closes the server's current event-loop delay window and reads it (bounded wait for the file). */
+async function loopDelay(): Promise<LoopDelay> {
+  const previous = existsSync(loopFile) ? (JSON.parse(readFileSync(loopFile, 'utf8')) as LoopDelay).window : 0;
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 200; i++) {
+    await sleep(10);
+    if (!existsSync(loopFile)) continue;
+    try {
+      const read = JSON.parse(readFileSync(loopFile, 'utf8')) as LoopDelay;
+      if (read.window > previous) return read;
+    } catch { /* half written: read again */ }
+  }
+  throw new Error('the server did not report its event-loop delay (is the probe preloaded?)');
+}
 const started = Date.now();
 
 try {
@@ -62,8 +85,10 @@ try {
   })();
 
   // The same probes on the idle server first: on a shared machine, scheduling alone delays some.
+  await loopDelay(); // opens the idle window
   await sleep(3000);
   const idleProbes = probeMs.splice(0);
+  const idleLoop = await loopDelay(); // closes it and opens the recording's
   const renderStart = Date.now();
   const advanced = await api('POST', '/v1/sandbox/clock/advance', { seconds: HOURS * 3600 + 60 });
   if (advanced.status !== 200) throw new Error(`advance: ${JSON.stringify(advanced.body)}`);
@@ -76,6 +101,7 @@ try {
     await sleep(200);
   }
   const renderSeconds = (Date.now() - renderStart) / 1000;
+  const recordingLoop = await loopDelay();
   const cpu = cpuSeconds() - cpuBefore;
   done = true;
   await Promise.all([sampler, prober]);
@@ -91,6 +117,9 @@ try {
   };
   console.log(`/healthz round trips while recording: ${stats(probeMs)} (target: no stall > 100 ms)`);
   console.log(`/healthz round trips on the idle server before: ${stats(idleProbes)}`);
+  const loop = (d: LoopDelay) => `max ${d.max} ms, p99 ${d.p99} ms, mean ${d.mean} ms (${d.count} samples)`;
+  console.log(`server event-loop delay while recording: ${loop(recordingLoop)} (target: max <= 100 ms)`);
+  console.log(`server event-loop delay on the idle server before: ${loop(idleLoop)}`);
   console.log(`produced in ${renderSeconds.toFixed(1)} s wall, ${cpu.toFixed(1)} s server CPU (${(cpu / (recording.duration_seconds / 3600)).toFixed(2)} CPU s per recorded hour)`);
 } finally {
   await server.stop();

@@ -173,6 +173,11 @@ export interface RecordingSinks {
 
 /** The media side of one carrier: every answered call of that carrier is driven through it. */
 export interface MediaPort {
+  /**
+   * False when the port cannot turn speech into words (a live server without a speech-to-text
+   * endpoint): flows whose gathers listen for speech are refused. Absent means it can.
+   */
+  readonly hearsSpeech?: boolean;
   /** The recordings module connects its sinks at start-up, before any call is answered. */
   connectSinks(sinks: RecordingSinks): void;
   /** The flow interpreter connects itself at start-up: every report goes to it. */

@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export function peerAvailable(binary: string): boolean {
   const found = spawnSync('sh', ['-c', `command -v ${binary}`]).status === 0;
@@ -42,7 +42,7 @@ export async function runSipp(options: { scenario: string; port?: number; args?:
   const mediaPort = 20000 + 2 * Math.floor(Math.random() * 10000);
   const dir = mkdtempSync(join(tmpdir(), 'sipp-'));
   const args = [
-    '-sf', join(SCENARIOS, options.scenario), '-i', options.localIp ?? '127.0.0.1', '-p', String(port), '-mi', options.localIp ?? '127.0.0.1', '-mp', String(mediaPort),
+    '-sf', resolve(SCENARIOS, options.scenario), '-i', options.localIp ?? '127.0.0.1', '-p', String(port), '-mi', options.localIp ?? '127.0.0.1', '-mp', String(mediaPort),
     '-t', options.transport ?? 'u1', '-m', '1', '-nostdin', '-timeout', `${options.timeoutSeconds ?? 30}s`, '-timeout_error',
     '-trace_err', '-error_file', join(dir, 'errors.log'), ...(options.args ?? []), ...(options.remote ? [options.remote] : []),
   ];

@@ -5,14 +5,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
-import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { freeUdpPort, peerAvailable, runSipp, SCENARIOS, type SippRun } from '../helpers/sipp.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
+import { writeRtpPcap } from '../helpers/pcap.ts';
 import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
@@ -129,5 +130,52 @@ describe('text-to-speech from an OpenAI-compatible endpoint on live calls', { sk
     await tts.close();
     const fallback = matchAudio(onTheLine(espeak), sent!, 120_000);
     assert.ok(fallback.correlation > 0.99, `"${failing}" by eSpeak NG after the endpoint failed: correlation ${fallback.correlation}`);
+  });
+});
+
+/** A SIPp scenario that answers and then speaks `pcm` (8 kHz) as µ-law RTP, with quiet around it. */
+function speakingTrunk(pcm: Int16Array): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-speak-'));
+  const line = encodeG711('PCMU', Int16Array.from([...new Int16Array(2400), ...pcm, ...new Int16Array(24000)]));
+  const payloads: Uint8Array[] = [];
+  for (let at = 0; at + 160 <= line.length; at += 160) payloads.push(line.subarray(at, at + 160));
+  writeRtpPcap(join(dir, 'speech.pcap'), payloads);
+  const scenario = join(dir, 'uas-answer-speak.xml');
+  writeFileSync(scenario, readFileSync(join(SCENARIOS, 'uas-answer-speak.xml.tpl'), 'utf8').replace('PCAP_PATH', join(dir, 'speech.pcap')));
+  return scenario;
+}
+
+describe('speech gather on live calls (speech-to-text endpoint)', { skip: !hasSipp }, () => {
+  test('the caller says a sentence: the utterance ends by silence, its real audio goes to the endpoint, and the words reach call.gather.completed and the flow', async () => {
+    const sentence = 'I would like to talk about my bill';
+    const tts = new EmbeddedTextToSpeech();
+    const spoken = await tts.synthesize(sentence, { language: 'en-US' });
+    await tts.close();
+    api.teach(sentence, onTheLine(spoken));
+    api.teach('please cancel my order today', onTheLine(toLineRate(fakeSpeech('please cancel my order today'), FAKE_TTS_RATE)));
+    const sipp = await runSipp({ scenario: speakingTrunk(spoken), port: trunkPort });
+    const call = await place({ flow: [{ gather: { input: ['speech'], speech_timeout: 1, timeout: 10, hints: ['billing', 'orders'] } }] });
+    const completed = (e: { type: string; data: { object: { id?: string } } }) => e.type === 'call.completed' && e.data.object.id === call.id;
+    await receiver.waitFor((evs) => evs.some(completed), 60_000);
+    await sippOk(sipp);
+    const gathered = receiver.events().filter((e) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id);
+    assert.equal(gathered.length > 0 && new Set(gathered.map((e) => e.id)).size, 1, 'one call.gather.completed');
+    const gather = gathered[0]!.data.object;
+    assert.equal(gather.reason, 'speech');
+    assert.equal(gather.speech, sentence);
+    assert.ok(gather.confidence > 0.8 && gather.confidence <= 1, `confidence ${gather.confidence}`);
+    const flow = await live().get(`/v1/calls/${call.id}/flow`);
+    assert.deepEqual(flow.body.log.map((e: { verb: string; result: { reason: string; speech: string } }) => [e.verb, e.result.reason, e.result.speech]), [['gather', 'speech', sentence]]);
+
+    const [upload] = api.requests.filter((r) => r.path === '/v1/audio/transcriptions').slice(-1);
+    assert.equal(upload!.fields.model, 'whisper-1');
+    assert.equal(upload!.fields.response_format, 'verbose_json');
+    assert.equal(upload!.fields['timestamp_granularities[]'], 'word,segment');
+    assert.equal(upload!.fields.prompt, 'billing, orders', 'the hints steer the recogniser');
+    // What was uploaded is the caller's real audio: the sentence, whole, and not much more.
+    const heard = matchAudio(onTheLine(spoken), upload!.audio!, 16_000);
+    assert.ok(heard.correlation > 0.95, `uploaded audio vs what SIPp said: correlation ${heard.correlation}`);
+    const seconds = upload!.audio!.length / 8000;
+    assert.ok(seconds >= spoken.length / 8000 && seconds < spoken.length / 8000 + 2, `uploaded ${seconds} s for ${spoken.length / 8000} s of speech`);
   });
 });

@@ -123,7 +123,7 @@ export class LiveSipCarrier implements VoiceCarrier {
           this.engine.events.off(`voice:${callId}`, voice);
         };
       },
-    }, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'));
+    }, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt);
   }
 
   connect(signals: CallSignals): void {

@@ -10,6 +10,7 @@ import type { CallRow } from '../../modules/calls/tables.ts';
 import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
+import type { SpeechToText } from '../speech/speech-to-text.ts';
 
 const HEADER_BYTES = 44;
 const FILE_CHANNELS = 2;
@@ -34,7 +35,17 @@ export class LiveMediaPort implements MediaPort {
   private readonly captures = new Map<string, Map<string, Capture>>();
   private readonly operations: LiveOperations;
 
-  constructor(private readonly calls: LiveCallMedia, speech: () => TextToSpeech, private readonly log: (err: Error, subject: string) => void) {
+  /** Gathers hear words only with a speech-to-text endpoint (the carriers file's speech.stt). */
+  readonly hearsSpeech: boolean;
+
+  constructor(
+    private readonly calls: LiveCallMedia,
+    speech: () => TextToSpeech,
+    private readonly log: (err: Error, subject: string) => void,
+    stt: SpeechToText | null = null,
+  ) {
+    this.hearsSpeech = stt !== null;
+    const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
     this.operations = new LiveOperations(calls, speech, {
       report: (callId, opId, result) => this.connected().finished(callId, opId, result),
       heard: (callId, input) => this.connected().heard(callId, input),
@@ -45,7 +56,7 @@ export class LiveMediaPort implements MediaPort {
         this.copy(call, span.recordingId, capture).catch((err: Error) => this.log(err, span.recordingId));
       },
       log: (err, callId, opId) => this.log(err, `${callId} operation ${opId}`),
-    });
+    }, hearing);
   }
 
   /** The rows of calls running operations (a `record` needs its account and direction). */
@@ -141,6 +152,26 @@ export class LiveMediaPort implements MediaPort {
     return capture;
   }
 
+  /** The far end's audio (channel 0 of the call's file) between two talk times, once the worker has written it. */
+  private async farAudio(callId: string, from: number, to: number): Promise<Int16Array> {
+    const source = this.calls.callRecording(callId);
+    if (!source) throw new Error(`the audio of call ${callId} is not on this node`);
+    const first = Math.max(0, Math.round(from * RATE));
+    const last = Math.max(first, Math.round(to * RATE));
+    await untilWritten(source, last);
+    const file = await open(source.path, 'r');
+    try {
+      const bytes = Buffer.alloc((last - first) * FILE_CHANNELS * 2);
+      const { bytesRead } = await file.read(bytes, 0, bytes.length, HEADER_BYTES + first * FILE_CHANNELS * 2);
+      const frames = Math.floor(bytesRead / (FILE_CHANNELS * 2));
+      const far = new Int16Array(frames);
+      for (let i = 0; i < frames; i++) far[i] = bytes.readInt16LE(i * FILE_CHANNELS * 2);
+      return far;
+    } finally {
+      await file.close();
+    }
+  }
+
   /** Copies the capture's spans from the call's file into the recording's sink, a second at a time. */
   private async copy(call: CallRow, recordingId: string, capture: Capture): Promise<void> {
     const sinks = this.sinks;
@@ -152,13 +183,7 @@ export class LiveMediaPort implements MediaPort {
       return;
     }
     try {
-      const lastFrame = Math.round((capture.spans.at(-1)?.end ?? 0) * RATE);
-      // The worker writes the call's file in half-second chunks: wait until the span is on disk.
-      for (let available = await source.framesAvailable(); available < lastFrame;) {
-        const settled = await Promise.race([source.ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 200))]);
-        available = await source.framesAvailable();
-        if (settled) break;
-      }
+      await untilWritten(source, Math.round((capture.spans.at(-1)?.end ?? 0) * RATE));
       const file = await open(source.path, 'r');
       try {
         const outbound = call.direction !== 'inbound';
@@ -183,6 +208,19 @@ export class LiveMediaPort implements MediaPort {
       await sink.abort(`copying the call's audio failed: ${(err as Error).message}`);
       throw err;
     }
+  }
+}
+
+/**
+ * The worker writes the call's file in half-second chunks: waits until `frame` is on disk, or
+ * the call's file is complete, or a minute has passed (a stalled worker must not hold us).
+ */
+async function untilWritten(source: { framesAvailable(): Promise<number>; ended: Promise<void> }, frame: number): Promise<void> {
+  let available = await source.framesAvailable();
+  for (let round = 0; round < 600 && available < frame; round++) {
+    const settled = await Promise.race([source.ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+    available = await source.framesAvailable();
+    if (settled) break;
   }
 }
 

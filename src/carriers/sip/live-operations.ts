@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { BridgeOp, CollectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../media-port.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
+import type { SpeechToText } from '../speech/speech-to-text.ts';
 import { LINE_RATE, readPcm16Wav, toLineRate } from '../speech/pcm.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
@@ -31,6 +32,13 @@ export interface CapturedSpan {
   end: number;
 }
 
+/** How a gather hears words: the call's far-end audio, and a speech-to-text endpoint. */
+export interface Hearing {
+  stt: SpeechToText;
+  /** The far end's audio between two talk times (seconds), once it is on disk. */
+  farAudio(callId: string, from: number, to: number): Promise<Int16Array>;
+}
+
 export interface OperationHooks {
   report(callId: string, opId: string, result: MediaResult): Promise<void>;
   heard(callId: string, input: HeardInput): Promise<void>;
@@ -44,12 +52,24 @@ interface Running {
   cut(reason: CutShort): void;
 }
 
+/**
+ * Audio kept from before voice activity said "talking": the detector needs 40 ms of speech to
+ * decide, and a word's soft onset is quieter than its threshold.
+ */
+const PRE_ROLL_SECONDS = 0.25;
+
 const BEEP = Int16Array.from({ length: LINE_RATE / 2 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / LINE_RATE)));
 
 export class LiveOperations {
   private readonly running = new Map<string, Running>();
 
-  constructor(private readonly leg: LegAudio, private readonly speech: () => TextToSpeech, private readonly hooks: OperationHooks) {}
+  constructor(
+    private readonly leg: LegAudio,
+    private readonly speech: () => TextToSpeech,
+    private readonly hooks: OperationHooks,
+    /** Null when no speech-to-text endpoint is configured: gathers then hear digits only. */
+    private readonly hearing: Hearing | null = null,
+  ) {}
 
   /** Starts `op` (call after the ordering transaction committed). A previous op on the call is cut. */
   start(callId: string, opId: string, op: MediaOp): void {
@@ -129,27 +149,40 @@ export class LiveOperations {
     return toLineRate(samples, sampleRate);
   }
 
+  /**
+   * Digits and/or speech while the prompts play. Speech is an utterance: from voice activity
+   * (less a short pre-roll) until `speechTimeoutSeconds` of quiet; its audio, read back from
+   * the call's recording, goes to the speech-to-text endpoint. An utterance heard as no words
+   * (a cough, line noise) is not input: the gather keeps listening.
+   */
   private async collect(ctx: OpContext, op: CollectOp): Promise<MediaResult> {
+    const hearing = op.speech ? this.hearing : null;
     let digits = '';
     let prompting = true;
     let barged = false;
-    let done: ((reason: 'num_digits' | 'finish_key' | 'timeout') => void) | null = null;
+    let utterance: { start: number; end: number | null } | null = null;
+    type End = 'num_digits' | 'finish_key' | 'timeout' | 'speech';
+    let done: ((reason: End) => void) | null = null;
     let timer: NodeJS.Timeout | undefined;
+    let quiet: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(() => done?.('timeout'), op.timeoutSeconds * 1000);
     };
-    const ended = new Promise<'num_digits' | 'finish_key' | 'timeout'>((resolve) => {
+    let ended = new Promise<End>((resolve) => {
       done = resolve;
     });
+    const barge = () => {
+      barged = true;
+      void this.leg.stopPlayback(ctx.callId).catch(() => undefined);
+    };
     const unlisten = this.leg.listen(ctx.callId, {
       digit: (digit) => {
         if (!op.dtmf) return;
         if (prompting) {
           // Without barge-in, keys pressed over the prompt are not input.
           if (!op.bargeIn) return;
-          barged = true;
-          void this.leg.stopPlayback(ctx.callId).catch(() => undefined);
+          barge();
         }
         void this.hooks.heard(ctx.callId, { kind: 'dtmf', digits: digit }).catch(() => undefined);
         if (op.finishOnKey !== '' && digit === op.finishOnKey) return done?.('finish_key');
@@ -157,6 +190,24 @@ export class LiveOperations {
         if (op.numDigits !== undefined && digits.length >= op.numDigits) return done?.('num_digits');
         if (!prompting) arm();
       },
+      voice: hearing ? (talking) => {
+        const now = this.leg.elapsed(ctx.callId);
+        if (now === null) return;
+        if (talking) {
+          // Without barge-in, talking over the prompt is not input either.
+          if (prompting && !op.bargeIn) return;
+          if (prompting) barge();
+          clearTimeout(timer);
+          clearTimeout(quiet);
+          if (utterance) utterance.end = null;
+          else utterance = { start: Math.max(0, now - PRE_ROLL_SECONDS), end: null };
+        } else if (utterance) {
+          const current = utterance;
+          current.end = now;
+          clearTimeout(quiet);
+          quiet = setTimeout(() => done?.('speech'), op.speechTimeoutSeconds * 1000);
+        }
+      } : undefined,
     });
     try {
       for (const prompt of op.prompts) {
@@ -168,12 +219,42 @@ export class LiveOperations {
       if (ctx.cutReason()) return collectResult(digits, ctx.cutReason() as CutShort);
       // Input that already completed the gather during the prompts ends it now.
       if (op.numDigits !== undefined && digits.length >= op.numDigits) return collectResult(digits, 'num_digits');
-      arm();
-      const reason = await Promise.race([ended, ctx.cutShort]);
-      return collectResult(digits, reason);
+      if (!utterance) arm();
+      // Bounded: each round either ends the gather or drops one utterance heard as no words.
+      for (let round = 0; round < 100; round++) {
+        const reason = await Promise.race([ended, ctx.cutShort]);
+        if (reason !== 'speech') return collectResult(digits, reason);
+        const said = utterance as { start: number; end: number | null } | null;
+        utterance = null;
+        const heard = await Promise.race([this.transcribe(ctx.callId, hearing!, said!, op.hints), ctx.cutShort]);
+        if (typeof heard === 'string') return collectResult(digits, heard);
+        if (heard && heard.text !== '') {
+          void this.hooks.heard(ctx.callId, { kind: 'speech', text: heard.text }).catch(() => undefined);
+          return { kind: 'collect', digits, speech: heard.text, confidence: heard.confidence, reason: 'speech' };
+        }
+        // Nothing intelligible: listen again, with the full timeout.
+        ended = new Promise<End>((resolve) => {
+          done = resolve;
+        });
+        arm();
+      }
+      return collectResult(digits, 'timeout');
     } finally {
       clearTimeout(timer);
+      clearTimeout(quiet);
       unlisten();
+    }
+  }
+
+  /** The utterance's words, or null when the endpoint failed (logged; the gather listens on and ends by its timeout). */
+  private async transcribe(callId: string, hearing: Hearing, said: { start: number; end: number | null }, hints: string[]) {
+    try {
+      const end = said.end ?? this.leg.elapsed(callId) ?? said.start;
+      const audio = await hearing.farAudio(callId, said.start, end);
+      return await hearing.stt.transcribe(audio, { hints });
+    } catch (err) {
+      this.hooks.log(err as Error, callId, 'speech-to-text');
+      return null;
     }
   }
 
@@ -220,7 +301,7 @@ interface OpContext {
   cutReason(): CutShort | null;
 }
 
-function collectResult(digits: string, reason: 'num_digits' | 'finish_key' | 'timeout' | CutShort): MediaResult {
+function collectResult(digits: string, reason: 'num_digits' | 'finish_key' | 'timeout' | 'speech' | CutShort): MediaResult {
   return { kind: 'collect', digits, speech: null, confidence: null, reason };
 }
 

@@ -22,7 +22,8 @@ import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type Trans
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
-import { validateFlow } from './flows/validate.ts';
+import { unheardSpeechErrors, validateFlow } from './flows/validate.ts';
+import type { Verb } from './flows/schema.ts';
 import { assertFlowUrlsAllowed } from './flows/flow-urls.ts';
 import { fetchedFlowState, newFlowState } from './flows/state.ts';
 
@@ -141,12 +142,14 @@ export class CallService implements CallSignals {
     const to = e164('to', input.to);
     if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
     let flowState: string | null = null;
+    let inlineVerbs: Verb[] = [];
     if (input.flow !== undefined) {
       const checked = validateFlow(input.flow);
       if (!checked.ok) {
         throw new Problem('validation_failed', `The flow is not valid: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
       }
       await assertFlowUrlsAllowed(checked.verbs, mode, this.platform.config);
+      inlineVerbs = checked.verbs;
       flowState = JSON.stringify(newFlowState(checked.verbs));
     }
     if (input.answer_url !== undefined && input.flow !== undefined) {
@@ -164,6 +167,10 @@ export class CallService implements CallSignals {
       flowState = JSON.stringify({ ...JSON.parse(flowState!), fallbackUrl: input.answer_fallback_url });
     }
     const carrier = this.carriers.forMode(mode);
+    const unheard = unheardSpeechErrors(inlineVerbs, carrier.media);
+    if (unheard.length > 0) {
+      throw new Problem('validation_failed', `The flow cannot run on ${mode} calls here: ${unheard.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: unheard });
+    }
     const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url', 'voice_trunk'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
       .where('phone_number', '=', from).where('status', '=', 'active')

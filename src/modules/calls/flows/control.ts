@@ -15,7 +15,7 @@ import type { CallRow } from '../tables.ts';
 import { presentOne, type Call } from '../presenter.ts';
 import type { FlowInterpreter } from './interpreter.ts';
 import type { FlowReplacement } from './state.ts';
-import { validateFlow } from './validate.ts';
+import { unheardSpeechErrors, validateFlow } from './validate.ts';
 import { assertFlowUrlsAllowed } from './flow-urls.ts';
 
 export interface FlowUpdate {
@@ -56,6 +56,10 @@ export class FlowControl {
     return this.onCallInProgress(caller, id, 'Only a call in progress can be given a new flow', async (trx, call) => {
       if (this.carriers.named(call.carrier).runsFlows === false) {
         throw new Problem('flow_not_supported', `Call flows do not run on calls over this server's ${call.carrier} carrier yet; call ${id} was left as it is.`);
+      }
+      const unheard = 'verbs' in replacement ? unheardSpeechErrors(replacement.verbs, this.carriers.named(call.carrier).media) : [];
+      if (unheard.length > 0) {
+        throw new Problem('validation_failed', `The flow cannot run on call ${id}: ${unheard.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: unheard });
       }
       const conversation = await trx.selectFrom('ai_conversations').select('id').where('call_id', '=', id).where('status', '=', 'in_progress').executeTakeFirst();
       if (conversation) {

@@ -23,6 +23,7 @@ import { isFinal } from '../states.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { dialOf, gatherOf, logResultOf, mediaOpOf } from './media-ops.ts';
 import { audioUrlsOf, type CachedAudio, type FlowAudio } from './flow-audio.ts';
+import { unheardSpeechErrors } from './validate.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
 import { FlowHandovers, type FlowAgents } from './handovers.ts';
 import { closeEntry, flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
@@ -316,8 +317,15 @@ export class FlowInterpreter implements MediaEvents {
       const clock = await this.platform.sandboxClocks.clockFor(locked.account_id, locked.mode, trx);
       const log = flowLogOf(locked);
       if (pending.reason === 'redirect') closeEntry(log, clock.now().toISOString(), { url: pending.url, status_code: answer.statusCode, ok: answer.ok });
-      if (answer.ok) return this.advance(trx, locked, { ...now, verbs: answer.verbs, pc: 0, op: null, fetch: null }, log, clock);
-      await this.failFlow(trx, locked, now, log, clock, pending, answer);
+      if (!answer.ok) return this.failFlow(trx, locked, now, log, clock, pending, answer);
+      // A flow this call's media cannot run is an invalid answer, like one that breaks the schema.
+      const [unheard] = unheardSpeechErrors(answer.verbs, this.carriers.named(locked.carrier).media);
+      if (unheard) {
+        return this.failFlow(trx, locked, now, log, clock, pending, {
+          cause: 'invalid_flow', statusCode: answer.statusCode, field: unheard.field, detail: `${unheard.field} ${unheard.message}.`,
+        });
+      }
+      await this.advance(trx, locked, { ...now, verbs: answer.verbs, pc: 0, op: null, fetch: null }, log, clock);
     });
   }
 

@@ -56,3 +56,23 @@ function fail(field: string, message: string, code: FieldErrorCode): FlowCheck {
   return { ok: false, errors: [{ field, message, code }] };
 }
 
+
+/**
+ * The gathers that listen for speech, as errors, when the call's media port cannot hear words
+ * (live calls on a server without a speech-to-text endpoint): such a flow is refused up front
+ * rather than left to time out on a caller who is talking.
+ */
+export function unheardSpeechErrors(verbs: Verb[], media: { hearsSpeech?: boolean }, root = 'flow'): FieldError[] {
+  if (media.hearsSpeech !== false) return [];
+  const errors: FieldError[] = [];
+  verbs.forEach((verb, i) => {
+    if ('gather' in verb && verb.gather.input?.includes('speech')) {
+      errors.push({
+        field: `${root}[${i}].gather.input`,
+        message: 'listens for speech, but this server has no speech-to-text endpoint for live calls (speech.stt in the carriers file); gather dtmf only',
+        code: 'not_allowed',
+      });
+    }
+  });
+  return errors;
+}

@@ -1,6 +1,6 @@
 // Flows on live calls over a SIP trunk played by SIPp on 127.0.0.1, for what the flows
-// engineer added: a verb the live media port cannot run yet (a gather for speech only) fails the flow with
-// call.flow.failed naming it, then the apology and our BYE, never a call left waiting; and
+// engineer added: a gather for speech on a server without speech-to-text is refused at
+// validation (test/sip/speech-refused.test.ts has the webhook case); and
 // POST /v1/calls/{id}/flow replaces a long say on the live call (interrupted), then hangs up.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
-import { allEventsOf, waitForFlowEvent, waitForRunning } from '../voice/flow-helpers.ts';
+import { waitForRunning } from '../voice/flow-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
 
 const hasSipp = peerAvailable('sipp');
@@ -74,19 +74,11 @@ async function sippOk(sipp: SippRun) {
 }
 
 describe('flows on live calls: limits and live control (SIPp)', { skip: !hasSipp }, () => {
-  test('a gather for speech only, which live calls cannot hear yet, fails the flow naming it; the apology plays and we hang up', async () => {
-    const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
-    const id = await place([{ say: { text: 'One moment.' } }, { gather: { input: ['speech'] } }, { say: { text: 'never said' } }]);
-    const [failure] = await waitForFlowEvent(receiver, id, 'call.flow.failed');
-    const object = failure!.data.object;
-    assert.deepEqual([object.cause, object.field, object.next, object.url], ['unsupported_verb', 'flow[1].gather', 'apology', null]);
-    assert.match(object.detail, /cannot recognise speech/);
-    await receiver.waitForEvent('call.completed', id, 60_000);
-    assert.deepEqual(allEventsOf(receiver, id).map((e) => e.type), ['call.queued', 'call.ringing', 'call.answered', 'call.flow.failed', 'call.completed']);
-    await sippOk(sipp);
-    const log = (await live().get(`/v1/calls/${id}/flow`)).body.log;
-    assert.deepEqual(log.map((e: any) => [e.verb, e.result.reason ?? null]), [['say', 'finished'], ['gather', 'unsupported'], ['say', 'finished'], ['hangup', null]]);
-    assert.equal((await live().get(`/v1/calls/${id}`)).body.hangup_source, 'caller', 'our side hung up after the apology');
+  test('a gather for speech, which this server (no speech.stt) cannot hear, is refused at validation naming it; nothing is created', async () => {
+    const res = await live().post('/v1/calls', { from: FROM, to: TO, flow: [{ say: { text: 'One moment.' } }, { gather: { input: ['speech'] } }, { say: { text: 'never said' } }] });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.deepEqual(res.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]), [['flow[1].gather.input', 'not_allowed']]);
+    assert.match(res.body.errors[0].message, /no speech-to-text endpoint/);
   });
 
   test('POST /v1/calls/{id}/flow interrupts a long say on the live call; the new flow hangs up', async () => {

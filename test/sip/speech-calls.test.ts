@@ -156,7 +156,9 @@ describe('speech gather on live calls (speech-to-text endpoint)', { skip: !hasSi
     const sipp = await runSipp({ scenario: speakingTrunk(spoken), port: trunkPort });
     const call = await place({ flow: [{ gather: { input: ['speech'], speech_timeout: 1, timeout: 10, hints: ['billing', 'orders'] } }] });
     const completed = (e: { type: string; data: { object: { id?: string } } }) => e.type === 'call.completed' && e.data.object.id === call.id;
-    await receiver.waitFor((evs) => evs.some(completed), 60_000);
+    const isGather = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id;
+    // Deliveries are concurrent: the gather's event may arrive after the call's end.
+    await receiver.waitFor((evs) => evs.some(completed) && evs.some(isGather), 60_000);
     await sippOk(sipp);
     const gathered = receiver.events().filter((e) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id);
     assert.equal(gathered.length > 0 && new Set(gathered.map((e) => e.id)).size, 1, 'one call.gather.completed');

@@ -90,7 +90,9 @@ export class LiveMediaPort implements MediaPort {
 
   /** What live-operations.ts cannot do yet: hear speech. */
   cannotRun(op: MediaOp): string | null {
-    if (op.kind === 'collect' && op.speech && !op.dtmf) return 'live calls cannot recognise speech yet; gather with input ["dtmf"] or ["dtmf", "speech"] (keys only are heard)';
+    // A flow that reached here past validation (a number's stored voice_flow) still must not
+    // leave a talking caller to time out.
+    if (op.kind === 'collect' && op.speech && !this.hearsSpeech) return 'this server has no speech-to-text endpoint for live calls (speech.stt in the carriers file); gather with input ["dtmf"]';
     return null;
   }
 

@@ -15,7 +15,7 @@ import { FrameworkErrors } from './platform/framework-errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
-import { acceptsEmptyBody, defaultEmptyBody, strictRequestSchemas, validatorCompiler } from './platform/validation.ts';
+import { acceptsEmptyBody, defaultEmptyBody, refuseUnexpectedBody, strictRequestSchemas, validatorCompiler } from './platform/validation.ts';
 import { registerJsonBodyParser } from './platform/json-body.ts';
 import { cursorCheck } from './platform/list-cursor.ts';
 import { notFoundExplainer } from './platform/not-found-hints.ts';
@@ -123,6 +123,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     const methods = [route.method].flat();
     if (route.schema?.response) route.schema = { ...route.schema, response: collapseNullableUnions(route.schema.response), ...problemCodesOf(route.schema.response as Record<string, unknown>) };
     if (route.schema?.body) route.preValidation = [...[route.preValidation ?? []].flat(), defaultEmptyBody];
+    else if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) route.preValidation = [...[route.preValidation ?? []].flat(), refuseUnexpectedBody];
     if (route.schema?.body && acceptsEmptyBody(route.schema.body)) route.schema = { ...route.schema, 'x-body-optional': true } as typeof route.schema;
     if (route.url.startsWith('/v1/')) route.schema = strictRequestSchemas(route.schema ?? {}, collapseNullableUnions);
     const cursor = (route.schema?.querystring as any)?.properties?.starting_after ? cursorCheck(database.db, route.url) : null;

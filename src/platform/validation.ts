@@ -40,6 +40,23 @@ export function defaultEmptyBody(request: { body: unknown }, _reply: unknown, do
 }
 
 /**
+ * An action without a body (hangup, revoke, cancel, ...) accepts none, `{}` or `null`; any
+ * field is a 400 naming it, as an unknown field of any other body is, so a client that thinks
+ * it passed an option learns it did not.
+ */
+export function refuseUnexpectedBody(request: { body: unknown }, _reply: unknown, done: (err?: Error) => void): void {
+  const body = request.body;
+  if (body === undefined || body === null) return done();
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return done(new Problem('validation_failed', `This endpoint takes no request body; send none or {}, not ${Array.isArray(body) ? 'an array' : `a ${typeof body}`}.`));
+  }
+  const fields = Object.keys(body);
+  if (fields.length === 0) return done();
+  const errors: FieldError[] = fields.map((field) => ({ field, message: 'is not a known field (this endpoint takes no body)', code: 'unknown_field' }));
+  done(new Problem('validation_failed', `This endpoint takes no request body; send none or {}. Unknown fields: ${fields.join(', ')}.`, { errors }));
+}
+
+/**
  * Whether a body schema accepts `{}`: then a client may send no body at all (the server reads
  * it as `{}`, see defaultEmptyBody), and the OpenAPI document says the body is optional so
  * the SDKs do not demand one. A schema the body validator cannot compile alone (it refers to

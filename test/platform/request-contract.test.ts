@@ -163,6 +163,23 @@ describe('body-less actions (item 12)', () => {
     const rotate = await t.request('POST', '/v1/webhooks/default_secret/rotate', { key: acct.keys.sandbox, raw: '', headers: { 'content-type': 'application/json' } });
     assert.equal(rotate.status, 200, 'an action whose fields are all optional takes an empty body as {}');
   });
+
+  test('a field sent to an action without a body is a 400 naming it, and nothing happens', async () => {
+    // +15005550004 answers and stays up: only a hang-up ends it.
+    const call = (await t.as(acct.keys.sandbox).post('/v1/calls', { from: acct.numbers.sandbox[0]!, to: '+15005550004' })).body;
+    const hangup = await t.as(acct.keys.sandbox).post(`/v1/calls/${call.id}/hangup`, { x: 1, reason: 'done' });
+    assertProblem(hangup, 400, 'validation_failed');
+    assert.deepEqual(hangup.body.errors.map((e: any) => [e.field, e.code]), [['x', 'unknown_field'], ['reason', 'unknown_field']]);
+    assert.match(hangup.body.detail, /takes no request body.*x, reason/);
+    assert.ok(!['canceled', 'completed'].includes((await t.as(acct.keys.sandbox).get(`/v1/calls/${call.id}`)).body.status), 'the call was not hung up');
+    assert.equal((await t.as(acct.keys.sandbox).post(`/v1/calls/${call.id}/hangup`)).status, 200);
+
+    const created = await t.as(acct.keys.sandbox).post('/v1/keys', { name: 'kept' });
+    const revoke = await t.as(acct.keys.sandbox).post(`/v1/keys/${created.body.id}/revoke`, [1]);
+    assertProblem(revoke, 400, 'validation_failed');
+    assert.match(revoke.body.detail, /not an array/);
+    assert.equal((await t.as(acct.keys.sandbox).post(`/v1/keys/${created.body.id}/revoke`, {})).body.status, 'revoked', '{} is no field at all');
+  });
 });
 
 describe('404s and 405s that say what went wrong (item 13)', () => {

@@ -1483,6 +1483,8 @@ func (c *Client) GetRecordingMedia(ctx context.Context, id string, opts ...Reque
 //
 // POST /v1/recordings/{id}/start
 //
+// A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+//
 // Required scope: `recordings:write`.
 func (c *Client) StartRecording(ctx context.Context, id string, opts ...RequestOption) (*Recording, error) {
 	out := new(Recording)
@@ -1496,6 +1498,8 @@ func (c *Client) StartRecording(ctx context.Context, id string, opts ...RequestO
 //
 // POST /v1/recordings/{id}/pause
 //
+// A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+//
 // Required scope: `recordings:write`.
 func (c *Client) PauseRecording(ctx context.Context, id string, opts ...RequestOption) (*Recording, error) {
 	out := new(Recording)
@@ -1508,6 +1512,8 @@ func (c *Client) PauseRecording(ctx context.Context, id string, opts ...RequestO
 // StopRecording: Stop a recording; it is then processed and becomes ready
 //
 // POST /v1/recordings/{id}/stop
+//
+// A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
 //
 // Required scope: `recordings:write`.
 func (c *Client) StopRecording(ctx context.Context, id string, opts ...RequestOption) (*Recording, error) {

@@ -664,6 +664,23 @@ type CallRecordingPausedEventData struct {
 	Object Recording `json:"object"`
 }
 
+type CallRecordingProcessingEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.recording.processing.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                            `json:"sequence"`
+	Data     CallRecordingProcessingEventData `json:"data"`
+}
+
+type CallRecordingProcessingEventData struct {
+	Object Recording `json:"object"`
+}
+
 type CallRecordingReadyEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -808,6 +825,23 @@ type CallTransfersItem struct {
 	RequestedAt string `json:"requested_at"`
 	// RFC 3339 UTC timestamp.
 	SettledAt *string `json:"settled_at"`
+}
+
+type CallTransferStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.transfer_started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     CallTransferStartedEventData `json:"data"`
+}
+
+type CallTransferStartedEventData struct {
+	Object Call `json:"object"`
 }
 
 type Conversation struct {
@@ -1845,7 +1879,8 @@ type RecordingTranscript struct {
 
 type RecordingTranscriptSegmentsItem struct {
 	// 0 = the caller (from) side, 1 = the called party (to) side.
-	Channel int64  `json:"channel"`
+	Channel int64 `json:"channel"`
+	// Whose side of the call the words were heard on, the same on sandbox and live calls: caller = the from side, callee = the to side. What a flow says or plays (and a party its dial reached, heard through the flow's side) is the flow's party: the callee of an inbound call, the caller of an outbound one. One of: caller, callee.
 	Speaker string `json:"speaker"`
 	// Seconds from the start of the recording (millisecond precision).
 	Start float64 `json:"start"`
@@ -2265,9 +2300,9 @@ type WebhookListenSession struct {
 	Description *string  `json:"description"`
 	// The mode's default secret (GET /v1/webhooks/default_secret): it signs the session's deliveries, the same from one session to the next.
 	Secret string `json:"secret"`
-	// GET it with Accept: text/event-stream to receive the deliveries.
+	// Absolute (on SWITCHBOARD_PUBLIC_URL): GET it with Accept: text/event-stream to receive the deliveries.
 	StreamURL string `json:"stream_url"`
-	// POST each delivery's result there.
+	// Absolute (on SWITCHBOARD_PUBLIC_URL): POST each delivery's result there.
 	ResultsURL string `json:"results_url"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
@@ -2324,6 +2359,7 @@ var EventTypes = []string{
 	"call.recording.deleted",
 	"call.recording.failed",
 	"call.recording.paused",
+	"call.recording.processing",
 	"call.recording.ready",
 	"call.recording.redacted",
 	"call.recording.resumed",
@@ -2331,6 +2367,7 @@ var EventTypes = []string{
 	"call.recording.stopped",
 	"call.ringing",
 	"call.transfer_failed",
+	"call.transfer_started",
 	"call.transferred",
 	"message.canceled",
 	"message.delivered",

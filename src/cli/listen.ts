@@ -89,7 +89,7 @@ export async function listenCommand(argv: string[], out: (s: string) => void, en
   try {
     while (!stopper.signal.aborted) {
       try {
-        await readStream(apiUrl + session.stream_url, apiKey, lastEventId, stopper.signal, (event, data, id) => {
+        await readStream(`${apiUrl}/v1/webhooks/${session.id}/listen`, apiKey, lastEventId, stopper.signal, (event, data, id) => {
           wait = RECONNECT_MIN_MS;
           if (id) lastEventId = id;
           if (event === 'delivery') void forward(JSON.parse(data) as DeliveryEvent);

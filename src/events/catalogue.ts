@@ -12,6 +12,7 @@ export const EVENT_TYPES = {
   'call.no_answer': 'The called party did not answer before the ring timeout.',
   'call.failed': 'The carrier could not place the call.',
   'call.canceled': 'The call was hung up before it was answered.',
+  'call.transfer_started': 'A blind transfer of a call in progress started: the target is ringing (the transfer is pending in transfers[]); call.transferred or call.transfer_failed follows, or call.completed when the call ends first (the transfer then shows canceled).',
   'call.transferred': 'A call in progress was transferred to another number.',
   'call.transfer_failed': 'A transfer failed (the target was busy or did not answer); the call stays up.',
 
@@ -26,7 +27,8 @@ export const EVENT_TYPES = {
   'call.recording.started': 'A recording of a call started.',
   'call.recording.paused': 'A recording was paused.',
   'call.recording.resumed': 'A recording was resumed.',
-  'call.recording.stopped': 'A recording was stopped and is being processed.',
+  'call.recording.stopped': 'A recording was stopped; processing follows.',
+  'call.recording.processing': 'A stopped recording is being processed (its file finished, its transcript made); call.recording.ready or call.recording.failed follows.',
   'call.recording.ready': 'A recording of a call is available.',
   'call.recording.failed': 'A recording could not be processed.',
   'call.recording.redacted': 'PII was redacted from a recording.',

@@ -123,6 +123,23 @@ describe('numbers', () => {
     assert.equal(mine[3]!.data.object.status, 'released');
   });
 
+  test('PATCH of a missing number is 404 before its URLs or agent are judged', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const refusedUrl = { webhook_url: 'http://hooks.example.invalid/hooks' };
+    const missing = 'num_01jd8x0v6kf5b9w3t2q1r0p9n8';
+    for (const body of [refusedUrl, { voice_url: 'http://voice.example.invalid/answer' }, { agent_id: 'agent_01jd8x0v6kf5b9w3t2q1r0p9n8' }]) {
+      const res = await api.patch(`/v1/numbers/${missing}`, body);
+      assert.equal(res.status, 404, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'not_found');
+    }
+    const otherMode = (await api.get('/v1/numbers')).body.data[0];
+    assert.equal((await t.as(acct.keys.live).patch(`/v1/numbers/${otherMode.id}`, refusedUrl)).status, 404, 'a number of the other mode too');
+    // The same body on a number that exists is judged: the URL is refused.
+    const judged = await api.patch(`/v1/numbers/${otherMode.id}`, refusedUrl);
+    assert.equal(judged.status, 422, JSON.stringify(judged.body));
+    assert.equal(judged.body.code, 'webhook_url_not_allowed');
+  });
+
   test('ids of the other mode or account are 404', async () => {
     const other = await t.createAccount('scale');
     const mine = (await t.as(acct.keys.sandbox).get('/v1/numbers')).body.data[0];

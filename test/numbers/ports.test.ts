@@ -193,6 +193,7 @@ describe('porting in', () => {
 
   test('orders and clocks refuse what they cannot do', async () => {
     const { acct, api } = await setup();
+    // issue 10.9: live without a carrier is a 4xx after validation.
     const live = await t.as(acct.keys.live).post('/v1/numbers/ports', order(['+17026661000']));
     assert.equal(live.status, 422);
     assert.equal(live.body.code, 'carrier_not_configured');

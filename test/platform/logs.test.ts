@@ -1,4 +1,4 @@
-// Structured logs never carry a secret, even at the most verbose level: not an API key
+// issue 10.8: structured logs never carry a secret, even at the most verbose level: not an API key
 // from the Authorization header, not a key or signing secret from a response.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

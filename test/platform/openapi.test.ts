@@ -46,12 +46,12 @@ function* schemaNodes(node: any, pointer = ''): Generator<[string, any]> {
 }
 
 describe('OpenAPI document', () => {
-  test('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+  test('issue 10.22: is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
     assert.equal(doc.openapi, '3.1.0');
     await SwaggerParser.validate(structuredClone(doc));
   });
 
-  test('passes `redocly lint` with the recommended rules: zero errors', () => {
+  test('issue 10.22: passes `redocly lint` with the recommended rules: zero errors', () => {
     const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
     try {
       const file = join(dir, 'openapi.json');
@@ -88,7 +88,7 @@ describe('OpenAPI document', () => {
     assert.ok(ids.has('getAccount') && ids.has('createKey') && ids.has('rotateKey'));
   });
 
-  test('every write declares the Idempotency-Key header; every response declares the headers the server sends', () => {
+  test('issue 10.19: every write declares the Idempotency-Key header; every response declares the headers the server sends', () => {
     for (const { path, method, op } of operations()) {
       const header = (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
       assert.equal(Boolean(header), WRITES.has(method), `${method} ${path} Idempotency-Key`);
@@ -101,12 +101,12 @@ describe('OpenAPI document', () => {
         if (WRITES.has(method)) assert.ok(response.headers['Idempotent-Replayed'], `${method} ${path} ${status} Idempotent-Replayed`);
       }
     }
-    // At Remaining 0 the two differ; each description says how (issue 10 item 16).
+    // At Remaining 0 the two differ; each description says how (issue 10.16).
     assert.match(doc.components.headers.XRateLimitReset.description, /Retry-After/);
     assert.match(doc.components.headers.RetryAfter.description, /X-Switchboard-RateLimit-Reset/);
   });
 
-  test('errors are application/problem+json with the codes each response can carry', () => {
+  test('issue 10.20: errors are application/problem+json with the codes each response can carry', () => {
     for (const { path, method, op } of operations()) {
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (Number(status) < 400) continue;
@@ -139,7 +139,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('limit is optional with its default; parameters and request bodies are regular and named', () => {
+  test('issue 10.21: limit is optional with its default; parameters and request bodies are regular and named', () => {
     let lists = 0;
     for (const { path, method, op } of operations()) {
       for (const parameter of (op.parameters ?? []).map(resolve)) {
@@ -170,7 +170,7 @@ describe('OpenAPI document', () => {
     assert.equal(advance.status, 400);
   });
 
-  test('enums are `enum`, and nullability is said one way', () => {
+  test('issue 10.21: enums are `enum`, and nullability is said one way', () => {
     for (const [pointer, node] of schemaNodes(doc)) {
       assert.equal(node.const, undefined, `${pointer} uses enum, not const`);
       if (Array.isArray(node.anyOf)) {
@@ -186,7 +186,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('every request field has an example that is valid for its schema', () => {
+  test('issue 10.21: every request field has an example that is valid for its schema', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     ajv.addSchema({ $id: 'doc', components: doc.components });
@@ -208,7 +208,7 @@ describe('OpenAPI document', () => {
     assert.ok(bodies >= 20, `checked ${bodies} request bodies`);
   });
 
-  test('lists every webhook event of the catalogue with its payload schema', () => {
+  test('issue 10.22: lists every webhook event of the catalogue with its payload schema', () => {
     assert.deepEqual(Object.keys(doc.webhooks).sort(), Object.keys(EVENT_TYPES).sort());
     for (const [type, item] of Object.entries<any>(doc.webhooks)) {
       const payload = resolve(item.post.requestBody.content['application/json'].schema);

@@ -1,4 +1,4 @@
-// Issue 10 items 10-13: mistakes a strict integrator makes, each answered with a 4xx that
+// Issue 10.10 to 10.14: mistakes a strict integrator makes, each answered with a 4xx that
 // says what went wrong, in one vocabulary, through the real HTTP surface.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ async function placeCall(key: string, from: string): Promise<any> {
   return res.body;
 }
 
-describe('query parameters and cursors (item 10)', () => {
+describe('query parameters and cursors (issue 10.10)', () => {
   test('an unknown query parameter is a 400 naming it, on every list and fetch', async () => {
     const api = t.as(acct.keys.sandbox);
     const typo = await api.get('/v1/calls?stauts=failed');
@@ -81,7 +81,7 @@ describe('query parameters and cursors (item 10)', () => {
   });
 });
 
-describe('one validator, one message per kind of mistake (item 11)', () => {
+describe('one validator, one message per kind of mistake (issue 10.11)', () => {
   test('a bad phone number reads the same on every endpoint, with the E.164 hint', async () => {
     const api = t.as(acct.keys.sandbox);
     const from = acct.numbers.sandbox[0]!;
@@ -148,7 +148,7 @@ describe('one validator, one message per kind of mistake (item 11)', () => {
   });
 });
 
-describe('body-less actions (item 12)', () => {
+describe('body-less actions (issue 10.12)', () => {
   test('accept an empty body sent with Content-Type: application/json', async () => {
     const call = await placeCall(acct.keys.sandbox, acct.numbers.sandbox[0]!);
     const hangup = await t.request('POST', `/v1/calls/${call.id}/hangup`, { key: acct.keys.sandbox, raw: '', headers: { 'content-type': 'application/json' } });
@@ -182,7 +182,7 @@ describe('body-less actions (item 12)', () => {
   });
 });
 
-describe('404s and 405s that say what went wrong (item 13)', () => {
+describe('404s and 405s that say what went wrong (issue 10.13)', () => {
   test('an id of the other mode, of another kind, or a phone number where an id belongs', async () => {
     const call = await placeCall(acct.keys.sandbox, acct.numbers.sandbox[0]!);
     const live = await t.as(acct.keys.live).get(`/v1/calls/${call.id}`);
@@ -210,14 +210,65 @@ describe('404s and 405s that say what went wrong (item 13)', () => {
     assert.match(plain.body.detail, /^No call with id "call_zzzzzzzzzzzzzzzzzzzzzzzzzz" exists in this mode\.$/);
   });
 
+  // issue 10.13: each 405 says which endpoint does the job, with the Allow header.
   test('a 405 names the endpoint that does the job', async () => {
     const api = t.as(acct.keys.sandbox);
-    const del = await api.delete('/v1/keys/key_01jd8x0v6kf5b9w3t2q1r0p9n8');
-    assertProblem(del, 405, 'method_not_allowed');
-    assert.match(del.body.detail, /use POST \/v1\/keys\/key_01jd8x0v6kf5b9w3t2q1r0p9n8\/revoke/);
-    assert.ok(del.headers.get('allow'));
-    const post = await api.post('/v1/recordings', {});
-    assertProblem(post, 405, 'method_not_allowed');
-    assert.match(post.body.detail, /POST \/v1\/calls\/\{id\}\/recordings/);
+    const id = '01jd8x0v6kf5b9w3t2q1r0p9n8';
+    const cases: Array<[method: string, path: string, allow: string, points: RegExp]> = [
+      ['DELETE', `/v1/keys/key_${id}`, 'GET, PATCH', new RegExp(`use POST /v1/keys/key_${id}/revoke`)],
+      ['DELETE', `/v1/calls/call_${id}`, 'GET', new RegExp(`use POST /v1/calls/call_${id}/hangup`)],
+      ['PATCH', `/v1/calls/call_${id}`, 'GET', new RegExp(`use POST /v1/calls/call_${id}/flow; .*POST /v1/calls/call_${id}/transfer`)],
+      ['POST', '/v1/recordings', 'GET', /use POST \/v1\/calls\/\{id\}\/recordings; GET \/v1\/calls\/\{id\}\/recordings lists/],
+      ['POST', `/v1/recordings/rec_${id}`, 'DELETE, GET', new RegExp(`POST /v1/recordings/rec_${id}/start, /pause or /stop`)],
+      ['DELETE', `/v1/calls/call_${id}/recordings`, 'GET, POST', new RegExp(`GET /v1/calls/call_${id}/recordings lists the call's recordings; delete each with DELETE /v1/recordings/\\{id\\}`)],
+      ['PATCH', `/v1/calls/call_${id}/recordings`, 'GET, POST', new RegExp(`GET /v1/calls/call_${id}/recordings lists the call's recordings`)],
+      ['DELETE', `/v1/messages/msg_${id}`, 'GET', new RegExp(`use POST /v1/messages/msg_${id}/cancel`)],
+      ['DELETE', `/v1/numbers/ports/port_${id}`, 'GET, PATCH', new RegExp(`use POST /v1/numbers/ports/port_${id}/cancel`)],
+      ['PUT', `/v1/numbers/num_${id}`, 'DELETE, GET, PATCH', /use PATCH with just those fields/],
+    ];
+    for (const [method, path, allow, points] of cases) {
+      const res = await t.request(method, path, { key: acct.keys.sandbox, body: method === 'DELETE' ? undefined : {} });
+      assertProblem(res, 405, 'method_not_allowed');
+      assert.match(res.body.detail, points, `${method} ${path}`);
+      assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+    }
+    // A POST to a recording's start with a call id is a 404 (it is a route, the id is the
+    // mistake) that points to the endpoint recording a call: see the 404 test above.
+    const start = await api.post(`/v1/recordings/call_${id}/start`, {});
+    assertProblem(start, 404, 'not_found');
+    assert.match(start.body.detail, new RegExp(`To record a call, use POST /v1/calls/call_${id}/recordings; a call's recordings are listed by GET /v1/calls/call_${id}/recordings\\.`));
+  });
+});
+
+describe('finishing actions repeat safely (issue 10.14)', () => {
+  test('hanging up an ended call, revoking a revoked key, canceling a canceled port: 200 with the resource, unchanged, and no second event', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const call = (await api.post('/v1/calls', { from: acct.numbers.sandbox[0]!, to: '+15005550004' })).body;
+    const ended = await api.post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(ended.status, 200, JSON.stringify(ended.body));
+    const again = await api.post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, ended.body);
+
+    const key = (await api.post('/v1/keys', { name: 'twice' })).body;
+    const revoked = await api.post(`/v1/keys/${key.id}/revoke`);
+    assert.equal(revoked.status, 200);
+    const revokedAgain = await api.post(`/v1/keys/${key.id}/revoke`);
+    assert.equal(revokedAgain.status, 200, JSON.stringify(revokedAgain.body));
+    assert.deepEqual(revokedAgain.body, revoked.body);
+
+    const port = (await api.post('/v1/numbers/ports', {
+      phone_numbers: ['+13036661700'], losing_carrier: 'Acme Telecom', account_number: 'ACME-778899', pin: '4321', authorized_name: 'Ada Lovelace',
+      service_address: { street: '1 Main St', city: 'Denver', region: 'CO', postal_code: '80202', country: 'US' },
+    })).body;
+    const canceled = await api.post(`/v1/numbers/ports/${port.id}/cancel`);
+    assert.equal(canceled.status, 200, JSON.stringify(canceled.body));
+    const canceledAgain = await api.post(`/v1/numbers/ports/${port.id}/cancel`);
+    assert.equal(canceledAgain.status, 200);
+    assert.deepEqual(canceledAgain.body, canceled.body);
+    const events = await api.get(`/v1/events?object_id=${port.id}&type=number.port.canceled`);
+    assert.equal(events.body.data.length, 1, 'one number.port.canceled');
+    const callEnds = await api.get(`/v1/events?object_id=${call.id}&type=call.completed`);
+    assert.equal(callEnds.body.data.length, 1, 'one call.completed');
   });
 });

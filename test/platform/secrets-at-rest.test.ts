@@ -1,4 +1,4 @@
-// No secret rests in clear (issue 10 items 7-8): API keys and webhook signing secrets created
+// No secret rests in clear (issue 10.7, issue 10.8): API keys and webhook signing secrets created
 // or rotated with an Idempotency-Key are replayable, yet neither the database (every table:
 // idempotency responses, events, deliveries and dead letters) nor any file in the data dir
 // holds one in clear. The SQLite scan reads the real files (database, WAL); the PostgreSQL

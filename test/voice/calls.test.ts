@@ -87,6 +87,8 @@ describe('POST /v1/calls', () => {
   });
 });
 
+// issue 10.3: every call that ends emits call.completed once, last, with its final status,
+// hangup_cause, hangup_reason and failure (busy, no_answer, failed here; canceled and completed below).
 describe('the simulated carrier\'s magic numbers', () => {
   test('+15005550001 is busy', async () => {
     const call = await place(MAGIC.busy);
@@ -184,11 +186,12 @@ describe('POST /v1/calls/{id}/transfer', () => {
     assert.equal(res.body.transfers.length, 1);
     assert.equal(res.body.transfers[0].to, ORDINARY);
     assert.equal(res.body.transfers[0].status, 'pending');
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transferred', 'call.completed']);
-    assert.equal(events[3]!.data.object.transfers[0].status, 'completed');
-    assert.ok(events[3]!.data.object.transfers[0].settled_at);
-    assert.equal(events[4]!.data.object.hangup_cause, 'normal_clearing');
-    assert.equal(events[4]!.data.object.hangup_source, 'callee');
+    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transfer_started', 'call.transferred', 'call.completed']);
+    assert.equal(events[3]!.data.object.transfers[0].status, 'pending', 'call.transfer_started: the target rings (issue 10.4)');
+    assert.equal(events[4]!.data.object.transfers[0].status, 'completed');
+    assert.ok(events[4]!.data.object.transfers[0].settled_at);
+    assert.equal(events[5]!.data.object.hangup_cause, 'normal_clearing');
+    assert.equal(events[5]!.data.object.hangup_source, 'callee');
   });
 
   test('a busy target fails the transfer and the call stays up; a second transfer may follow', async () => {
@@ -258,6 +261,7 @@ describe('validation, ownership and modes', () => {
     assert.equal(res.body.code, 'webhook_url_not_allowed');
   });
 
+  // issue 10.9: a permanent refusal is a 4xx, decided after validation.
   test('live mode without a real carrier: 422 carrier_not_configured after validation, and nothing is created', async () => {
     const live = t.as(acct.keys.live);
     // A bad request is told what is wrong with it first.

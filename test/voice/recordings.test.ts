@@ -1,36 +1,23 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeWav, type PcmAudio } from '../../src/media/wav.ts';
 import { SIMULATED_PII } from '../../src/carriers/simulator/conversation-script.ts';
-import { MAGIC, eventsOf, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC, eventsOf } from './voice-helpers.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-const api = () => t.as(acct.keys.sandbox);
-
-before(async () => {
-  t = await startTestServer();
-  acct = await t.createAccount('scale');
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
-});
-after(async () => {
-  await receiver.close();
-  await t.close();
-});
+const sandbox = useSandboxAccount();
+const api = sandbox.api;
 
 async function place(to: string, record: boolean) {
-  const res = await api().post('/v1/calls', { from: acct.numbers.sandbox[0], to, record });
+  const res = await api().post('/v1/calls', { from: sandbox.from, to, record });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
 
 async function media(id: string): Promise<PcmAudio> {
-  const res = await fetch(`${t.url}/v1/recordings/${id}/media`, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
+  const res = await fetch(`${sandbox.server.url}/v1/recordings/${id}/media`, { headers: { authorization: `Bearer ${sandbox.account.keys.sandbox}` } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'audio/wav');
   return decodeWav(Buffer.from(await res.arrayBuffer()));
@@ -60,7 +47,7 @@ describe('record: true', () => {
   test('starts a recording on answer; the end of the call makes it ready with call.recording.ready', async () => {
     const call = await place(MAGIC.pii, true);
     assert.equal(call.recording, true);
-    const ready = await receiver.waitForEvent('call.recording.ready', undefined, 20_000);
+    const ready = await sandbox.receiver.waitForEvent('call.recording.ready', undefined, 20_000);
     recording = ready.data.object;
     assert.match(recording.id, /^rec_/);
     assert.equal(recording.call_id, call.id);
@@ -69,12 +56,12 @@ describe('record: true', () => {
     assert.equal(recording.format, 'wav');
     assert.equal(recording.channels, 2);
     assert.equal(recording.sample_rate, 8000);
-    assert.equal(recording.media_url, `${t.url}/v1/recordings/${recording.id}/media`, 'absolute, on the public URL (default http://<host>:<port>)');
+    assert.equal(recording.media_url, `${sandbox.server.url}/v1/recordings/${recording.id}/media`, 'absolute, on the public URL (default http://<host>:<port>)');
     assert.equal(recording.redacted, false);
     assert.ok(recording.transcript.segments.length > 5);
-    assert.deepEqual(eventsOf(receiver, recording.id).map((e) => e.type), ['call.recording.started', 'call.recording.stopped', 'call.recording.ready']);
+    assert.deepEqual(eventsOf(sandbox.receiver, recording.id).map((e) => e.type), ['call.recording.started', 'call.recording.stopped', 'call.recording.processing', 'call.recording.ready']);
 
-    const ended = await receiver.waitForEvent('call.completed', call.id);
+    const ended = await sandbox.receiver.waitForEvent('call.completed', call.id);
     assert.deepEqual(ended.data.object.recordings, [recording.id]);
     assert.equal(recording.duration_seconds, ended.data.object.duration_seconds, 'the recording covers the whole talk time');
     const fetched = await api().get(`/v1/recordings/${recording.id}`);
@@ -86,7 +73,7 @@ describe('record: true', () => {
     assert.equal(audio.sampleRate, 8000);
     assert.equal(audio.channels, 2);
     assert.equal(audio.samples[0]!.length, Math.round(recording.duration_seconds * 8000));
-    const res = await fetch(recording.media_url, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
+    const res = await fetch(recording.media_url, { headers: { authorization: `Bearer ${sandbox.account.keys.sandbox}` } });
     assert.equal(Number(res.headers.get('content-length')), recording.size_bytes);
 
     const voiced = new Set<number>();
@@ -130,8 +117,20 @@ describe('record: true', () => {
       assert.ok(longestZeroRun(channel, (i) => silenced.has(i)) < 4, 'digital silence only where PII was');
     }
 
-    const event = await receiver.waitForEvent('call.recording.redacted', recording.id);
+    const event = await sandbox.receiver.waitForEvent('call.recording.redacted', recording.id);
     assert.deepEqual(event.data.object.redactions, redacted.redactions);
+
+    // issue 12: the earlier events (call.recording.ready carried the whole transcript) are scrubbed
+    // too, as DELETE does: every stored event of the recording now shows the redacted words only.
+    const stored = await api().get(`/v1/events?object_id=${recording.id}&limit=100`);
+    assert.equal(stored.status, 200);
+    const ready = stored.body.data.find((e: any) => e.type === 'call.recording.ready');
+    assert.ok(ready, 'call.recording.ready is stored');
+    assert.deepEqual(ready.data.object.transcript, redacted.transcript, 'it carries the redacted transcript');
+    const storedText = JSON.stringify(stored.body);
+    for (const token of [...Object.values(SIMULATED_PII), '4242', '6789', 'sam@example.com', '555-0134']) {
+      assert.ok(!storedText.includes(token), `${token} is in no stored event of the recording`);
+    }
 
     const again = await api().post(`/v1/recordings/${recording.id}/redact`, {});
     assert.equal(again.status, 200);
@@ -145,8 +144,8 @@ describe('record: true', () => {
 
   test('types narrows what is redacted', async () => {
     const call = await place(MAGIC.pii, true);
-    const ready = await receiver.waitForEvent('call.recording.ready', undefined, 20_000).then(() =>
-      receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id), 20_000));
+    const ready = await sandbox.receiver.waitForEvent('call.recording.ready', undefined, 20_000).then(() =>
+      sandbox.receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id), 20_000));
     const rec = ready.find((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id)!.data.object;
     const res = await api().post(`/v1/recordings/${rec.id}/redact`, { types: ['email_address'] });
     assert.equal(res.status, 200);
@@ -162,7 +161,7 @@ describe('record: true', () => {
 describe('recordings controlled through the API', () => {
   test('start on a live call, pause, resume, stop (ready), restart, and the hang-up makes it ready again', async () => {
     const call = await place(MAGIC.staysUp, false);
-    await receiver.waitForEvent('call.answered', call.id);
+    await sandbox.receiver.waitForEvent('call.answered', call.id);
     const started = await api().post(`/v1/calls/${call.id}/recordings`, {});
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const id = started.body.id;
@@ -183,7 +182,7 @@ describe('recordings controlled through the API', () => {
     const already = await api().post(`/v1/recordings/${id}/start`);
     assert.equal(already.status, 409);
     assert.equal((await api().post(`/v1/recordings/${id}/stop`)).body.status, 'stopped');
-    await receiver.waitForEvent('call.recording.ready', id);
+    await sandbox.receiver.waitForEvent('call.recording.ready', id);
     assert.equal((await api().get(`/v1/recordings/${id}`)).body.status, 'ready');
 
     const restarted = await api().post(`/v1/recordings/${id}/start`);
@@ -192,10 +191,10 @@ describe('recordings controlled through the API', () => {
     assert.equal((await api().get(`/v1/calls/${call.id}`)).body.recordings[0], id);
 
     await api().post(`/v1/calls/${call.id}/hangup`);
-    await receiver.waitFor(() => eventsOf(receiver, id).filter((e) => e.type === 'call.recording.ready').length === 2);
-    assert.deepEqual(eventsOf(receiver, id).map((e) => e.type), [
-      'call.recording.started', 'call.recording.paused', 'call.recording.resumed', 'call.recording.stopped', 'call.recording.ready',
-      'call.recording.started', 'call.recording.stopped', 'call.recording.ready',
+    await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, id).filter((e) => e.type === 'call.recording.ready').length === 2);
+    assert.deepEqual(eventsOf(sandbox.receiver, id).map((e) => e.type), [
+      'call.recording.started', 'call.recording.paused', 'call.recording.resumed', 'call.recording.stopped', 'call.recording.processing', 'call.recording.ready',
+      'call.recording.started', 'call.recording.stopped', 'call.recording.processing', 'call.recording.ready',
     ]);
     const audio = await media(id);
     assert.equal(audio.channels, 2);
@@ -216,8 +215,8 @@ describe('recordings controlled through the API', () => {
 
   test('a mono recording, and GET /v1/recordings filters with cursor pages', async () => {
     const call = await place(MAGIC.staysUp, true);
-    await receiver.waitForEvent('call.answered', call.id);
-    // `record: true` is recording already: a second recording is a 409 naming the first, and creates nothing.
+    await sandbox.receiver.waitForEvent('call.answered', call.id);
+    // issue 10.15: `record: true` is recording already: a second recording is a 409 naming the first, and creates nothing.
     const [first] = (await api().get(`/v1/calls/${call.id}`)).body.recordings;
     const second = await api().post(`/v1/calls/${call.id}/recordings`, { channels: 1 });
     assert.equal(second.status, 409);
@@ -233,12 +232,12 @@ describe('recordings controlled through the API', () => {
     assert.equal(restart.status, 409);
     assert.equal(restart.body.code, 'recording_in_progress');
     await api().post(`/v1/calls/${call.id}/hangup`);
-    await receiver.waitFor(() => eventsOf(receiver, mono.body.id).some((e) => e.type === 'call.recording.ready'));
+    await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, mono.body.id).some((e) => e.type === 'call.recording.ready'));
     assert.equal((await media(mono.body.id)).channels, 1);
 
     const byCall = await api().get(`/v1/recordings?call_id=${call.id}`);
     assert.equal(byCall.body.data.length, 2);
-    // The same list under the call, with its own pages; an unknown call is a 404.
+    // issue 10.17: the same list under the call, with its own pages; an unknown call is a 404.
     const underCall = await api().get(`/v1/calls/${call.id}/recordings`);
     assert.equal(underCall.status, 200);
     assert.deepEqual(underCall.body.data, byCall.body.data);
@@ -261,17 +260,18 @@ describe('recordings controlled through the API', () => {
   test('another mode cannot see a recording', async () => {
     const list = await api().get('/v1/recordings?limit=1');
     const id = list.body.data[0].id;
-    const live = t.as(acct.keys.live);
+    const live = sandbox.server.as(sandbox.account.keys.live);
     assert.equal((await live.get(`/v1/recordings/${id}`)).status, 404);
     assert.equal((await live.get(`/v1/recordings/${id}/media`)).status, 404);
     assert.equal((await live.post(`/v1/recordings/${id}/redact`, {})).status, 404);
   });
 });
 
+// issue 10.17: media and transcript gone, irreversibly, with call.recording.deleted.
 describe('DELETE /v1/recordings/{id}', () => {
   test('a recording still capturing is a 409; once ready, its file and transcript are gone for good and it shows deleted', async () => {
     const up = await place(MAGIC.staysUp, true);
-    await receiver.waitForEvent('call.answered', up.id);
+    await sandbox.receiver.waitForEvent('call.answered', up.id);
     const [capturingId] = (await api().get(`/v1/calls/${up.id}`)).body.recordings;
     const capturing = await api().delete(`/v1/recordings/${capturingId}`);
     assert.equal(capturing.status, 409);
@@ -281,10 +281,10 @@ describe('DELETE /v1/recordings/{id}', () => {
     await api().post(`/v1/calls/${up.id}/hangup`);
 
     const call = await place(MAGIC.pii, true);
-    const { id } = (await receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id), 20_000))
+    const { id } = (await sandbox.receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id), 20_000))
       .find((e) => e.type === 'call.recording.ready' && e.data.object.call_id === call.id)!.data.object;
     const ready = (await api().get(`/v1/recordings/${id}`)).body;
-    const file = join(t.config.dataDir, 'recordings', acct.account.id, `${id}.wav`);
+    const file = join(sandbox.server.config.dataDir, 'recordings', sandbox.account.account.id, `${id}.wav`);
     assert.ok(existsSync(file), 'the WAV file is on disk while the recording is ready');
     const spoken = ready.transcript.segments[0].text as string;
     assert.ok(spoken.length > 5);
@@ -297,11 +297,11 @@ describe('DELETE /v1/recordings/{id}', () => {
     assert.equal(existsSync(file), false, 'the WAV file is gone from the data dir');
     assert.equal(existsSync(`${file}.partial`), false);
 
-    const event = await receiver.waitForEvent('call.recording.deleted', id);
+    const event = await sandbox.receiver.waitForEvent('call.recording.deleted', id);
     assert.equal(event.data.object.status, 'deleted');
     // Nothing of what was said survives in the recording's stored events (GET /v1/events, pending deliveries).
     const stored = await api().get(`/v1/events?object_id=${id}&limit=100`);
-    assert.deepEqual(stored.body.data.map((e: any) => e.type).reverse(), ['call.recording.started', 'call.recording.stopped', 'call.recording.ready', 'call.recording.deleted']);
+    assert.deepEqual(stored.body.data.map((e: any) => e.type).reverse(), ['call.recording.started', 'call.recording.stopped', 'call.recording.processing', 'call.recording.ready', 'call.recording.deleted']);
     assert.ok(!JSON.stringify(stored.body).includes(spoken), 'the transcript is scrubbed from earlier events');
     assert.ok(stored.body.data.every((e: any) => e.data.object.transcript === null && e.data.object.media_url === null));
 
@@ -318,15 +318,15 @@ describe('DELETE /v1/recordings/{id}', () => {
     assert.deepEqual((await api().get(`/v1/recordings/${id}`)).body, deleted.body);
     assert.equal((await api().get(`/v1/recordings?status=deleted&call_id=${call.id}`)).body.data[0].id, id);
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal(eventsOf(receiver, id).filter((e) => e.type === 'call.recording.deleted').length, 1);
+    assert.equal(eventsOf(sandbox.receiver, id).filter((e) => e.type === 'call.recording.deleted').length, 1);
   });
 
   test('another mode cannot delete it, and a key without recordings:write is refused', async () => {
     const [rec] = (await api().get('/v1/recordings?status=ready&limit=1')).body.data;
-    assert.equal((await t.as(acct.keys.live).delete(`/v1/recordings/${rec.id}`)).status, 404);
+    assert.equal((await sandbox.server.as(sandbox.account.keys.live).delete(`/v1/recordings/${rec.id}`)).status, 404);
     const readOnly = await api().post('/v1/keys', { name: 'reader', scopes: ['recordings:read'] });
     assert.equal(readOnly.status, 200, JSON.stringify(readOnly.body));
-    const refused = await t.as(readOnly.body.secret).delete(`/v1/recordings/${rec.id}`);
+    const refused = await sandbox.server.as(readOnly.body.secret).delete(`/v1/recordings/${rec.id}`);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'insufficient_scope');
     assert.equal((await api().get(`/v1/recordings/${rec.id}`)).body.status, 'ready');

@@ -23,7 +23,7 @@ async function until(check: () => Promise<boolean>): Promise<void> {
   assert.fail('condition not reached');
 }
 
-describe('webhook_url of a call', () => {
+describe('issue 10.1: webhook_url of a call', () => {
   test('with nothing to deliver to, it is the absolute events URL, and that URL lists the call\'s events', async () => {
     const acct = await t.createAccount('scale');
     const api = t.as(acct.keys.sandbox);
@@ -34,7 +34,8 @@ describe('webhook_url of a call', () => {
     assert.equal(res.body.webhook_url, `${t.url}/v1/events?object_id=${res.body.id}`);
     assert.ok(new URL(res.body.webhook_url).protocol === 'http:');
 
-    // The URL works as given, with the API key: the call's events, newest first.
+    // The URL works as given, with the API key: the call's events, newest first (GET /v1/events?object_id=,
+    // issue 10.17), each an envelope with object "event" (issue 10.18).
     await until(async () => (await api.get((res.body.webhook_url as string).slice(t.url.length))).body.data.length === 3);
     const events = await fetch(res.body.webhook_url, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
     assert.equal(events.status, 200);
@@ -76,14 +77,31 @@ describe('webhook_url of a call', () => {
   });
 });
 
-describe('SWITCHBOARD_PUBLIC_URL', () => {
-  test('is the base of the URLs the API returns', async () => {
-    const other = await startTestServer({ SWITCHBOARD_PUBLIC_URL: 'https://switchboard.example.test/base/' });
+describe('issue 10.2: SWITCHBOARD_PUBLIC_URL', () => {
+  test('is the base of the URLs the API returns: the events URL, media_url, a listen session\'s URLs', async () => {
+    const base = 'https://switchboard.example.test/base';
+    const other = await startTestServer({ SWITCHBOARD_PUBLIC_URL: `${base}/` });
     try {
       const acct = await other.createAccount('scale');
-      const res = await other.as(acct.keys.sandbox).post('/v1/calls', { from: acct.numbers.sandbox[0], to: MAGIC.busy, record: false });
+      const api = other.as(acct.keys.sandbox);
+      const res = await api.post('/v1/calls', { from: acct.numbers.sandbox[0], to: MAGIC.busy, record: false });
       assert.equal(res.status, 200);
-      assert.equal(res.body.webhook_url, `https://switchboard.example.test/base/v1/events?object_id=${res.body.id}`);
+      assert.equal(res.body.webhook_url, `${base}/v1/events?object_id=${res.body.id}`);
+
+      const session = await api.post('/v1/webhooks/listen', { forward_to: 'http://localhost:3000/hooks' });
+      assert.equal(session.status, 200, JSON.stringify(session.body));
+      assert.equal(session.body.stream_url, `${base}/v1/webhooks/${session.body.id}/listen`);
+      assert.equal(session.body.results_url, `${base}/v1/webhooks/${session.body.id}/listen/results`);
+      assert.equal((await api.delete(`/v1/webhooks/${session.body.id}`)).status, 200);
+
+      const recorded = await api.post('/v1/calls', { from: acct.numbers.sandbox[0], to: '+14155550199', record: true });
+      let recording: any;
+      await until(async () => {
+        const list = await api.get(`/v1/calls/${recorded.body.id}/recordings`);
+        recording = list.body.data?.[0];
+        return recording?.status === 'ready';
+      });
+      assert.equal(recording.media_url, `${base}/v1/recordings/${recording.id}/media`);
     } finally {
       await other.close();
     }

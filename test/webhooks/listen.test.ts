@@ -211,7 +211,8 @@ describe('the listen stream over HTTP', () => {
     const created = await api.post('/v1/webhooks/listen', { forward_to: 'http://localhost:3000/hooks', events: ['message.*'] });
     assert.equal(created.status, 200);
     assert.equal(created.body.object, 'webhook_listen_session');
-    assert.equal(created.body.stream_url, `/v1/webhooks/${created.body.id}/listen`);
+    assert.equal(created.body.stream_url, `${t.url}/v1/webhooks/${created.body.id}/listen`, 'absolute, on the public URL (issue 10.2)');
+    assert.equal(created.body.results_url, `${t.url}/v1/webhooks/${created.body.id}/listen/results`);
     const id = created.body.id as string;
 
     // Nobody listens yet: the first attempt fails like a refused connection would.

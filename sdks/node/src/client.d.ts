@@ -802,6 +802,8 @@ export class Switchboard {
    *
    * `POST /v1/recordings/{id}/start`
    *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+   *
    * Required scope: `recordings:write`.
    */
   startRecording(id: string, options?: RequestOptions): Promise<WithResponse<Recording>>;
@@ -810,6 +812,8 @@ export class Switchboard {
    *
    * `POST /v1/recordings/{id}/pause`
    *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+   *
    * Required scope: `recordings:write`.
    */
   pauseRecording(id: string, options?: RequestOptions): Promise<WithResponse<Recording>>;
@@ -817,6 +821,8 @@ export class Switchboard {
    * Stop a recording; it is then processed and becomes ready
    *
    * `POST /v1/recordings/{id}/stop`
+   *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
    *
    * Required scope: `recordings:write`.
    */

@@ -710,6 +710,8 @@ export class Switchboard {
    *
    * `POST /v1/recordings/{id}/start`
    *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+   *
    * Required scope: `recordings:write`.
    */
   startRecording(id, options) {
@@ -721,6 +723,8 @@ export class Switchboard {
    *
    * `POST /v1/recordings/{id}/pause`
    *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+   *
    * Required scope: `recordings:write`.
    */
   pauseRecording(id, options) {
@@ -731,6 +735,8 @@ export class Switchboard {
    * Stop a recording; it is then processed and becomes ready
    *
    * `POST /v1/recordings/{id}/stop`
+   *
+   * A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
    *
    * Required scope: `recordings:write`.
    */

@@ -823,6 +823,25 @@ export interface CallRecordingPausedEventData {
   object: Recording;
 }
 
+export interface CallRecordingProcessingEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.recording.processing";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallRecordingProcessingEventData;
+}
+
+export interface CallRecordingProcessingEventData {
+  object: Recording;
+}
+
 export interface CallRecordingReadyEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -989,6 +1008,25 @@ export interface CallTransfersItem {
    * RFC 3339 UTC timestamp.
    */
   settled_at: string | null;
+}
+
+export interface CallTransferStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.transfer_started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallTransferStartedEventData;
+}
+
+export interface CallTransferStartedEventData {
+  object: Call;
 }
 
 export interface Conversation {
@@ -2366,7 +2404,10 @@ export interface RecordingTranscriptSegmentsItem {
    * 0 = the caller (from) side, 1 = the called party (to) side.
    */
   channel: number;
-  speaker: string;
+  /**
+   * Whose side of the call the words were heard on, the same on sandbox and live calls: caller = the from side, callee = the to side. What a flow says or plays (and a party its dial reached, heard through the flow's side) is the flow's party: the callee of an inbound call, the caller of an outbound one.
+   */
+  speaker: "caller" | "callee";
   /**
    * Seconds from the start of the recording (millisecond precision).
    */
@@ -2967,11 +3008,11 @@ export interface WebhookListenSession {
    */
   secret: string;
   /**
-   * GET it with Accept: text/event-stream to receive the deliveries.
+   * Absolute (on SWITCHBOARD_PUBLIC_URL): GET it with Accept: text/event-stream to receive the deliveries.
    */
   stream_url: string;
   /**
-   * POST each delivery's result there.
+   * Absolute (on SWITCHBOARD_PUBLIC_URL): POST each delivery's result there.
    */
   results_url: string;
   /**
@@ -3010,4 +3051,4 @@ export interface WebhookTestEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transferred" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.processing" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transfer_started" | "call.transferred" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";

@@ -583,6 +583,8 @@ class Switchboard(BaseClient):
 
         ``POST /v1/recordings/{id}/start``
 
+        A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+
         Required scope: `recordings:write`.
         """
         return self._request("POST", f"/v1/recordings/{_path(id)}/start", None, None, ("model", "Recording"), request_options)
@@ -592,6 +594,8 @@ class Switchboard(BaseClient):
 
         ``POST /v1/recordings/{id}/pause``
 
+        A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
+
         Required scope: `recordings:write`.
         """
         return self._request("POST", f"/v1/recordings/{_path(id)}/pause", None, None, ("model", "Recording"), request_options)
@@ -600,6 +604,8 @@ class Switchboard(BaseClient):
         """Stop a recording; it is then processed and becomes ready
 
         ``POST /v1/recordings/{id}/stop``
+
+        A recording made by a flow's record verb (source flow) belongs to the verb, which ends it: starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.
 
         Required scope: `recordings:write`.
         """

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingProcessingEvent", "CallRecordingProcessingEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "CallTransferStartedEvent", "CallTransferStartedEventData", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
 
 @dataclass
 class Account(Model):
@@ -1030,6 +1030,34 @@ class CallRecordingPausedEventData(Model):
 
 
 @dataclass
+class CallRecordingProcessingEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.recording.processing"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallRecordingProcessingEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallRecordingProcessingEventData")),
+    )
+
+
+@dataclass
+class CallRecordingProcessingEventData(Model):
+    object: "Recording"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Recording")),
+    )
+
+
+@dataclass
 class CallRecordingReadyEvent(Model):
     id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
     type: Literal["call.recording.ready"]
@@ -1265,6 +1293,34 @@ class CallTransfersItem(Model):
         ("status", "status", None),
         ("requested_at", "requested_at", None),
         ("settled_at", "settled_at", None),
+    )
+
+
+@dataclass
+class CallTransferStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.transfer_started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallTransferStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallTransferStartedEventData")),
+    )
+
+
+@dataclass
+class CallTransferStartedEventData(Model):
+    object: "Call"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Call")),
     )
 
 
@@ -2848,7 +2904,7 @@ class RecordingTranscript(Model):
 @dataclass
 class RecordingTranscriptSegmentsItem(Model):
     channel: int  # 0 = the caller (from) side, 1 = the called party (to) side.
-    speaker: str
+    speaker: Literal["caller", "callee"]  # Whose side of the call the words were heard on, the same on sandbox and live calls: caller = the fro
     start: float  # Seconds from the start of the recording (millisecond precision).
     end: float  # Seconds from the start of the recording (millisecond precision).
     text: str
@@ -3477,8 +3533,8 @@ class WebhookListenSession(Model):
     forward_to: str
     description: Optional[str]
     secret: str  # The mode's default secret (GET /v1/webhooks/default_secret): it signs the session's deliveries, the 
-    stream_url: str  # GET it with Accept: text/event-stream to receive the deliveries.
-    results_url: str  # POST each delivery's result there.
+    stream_url: str  # Absolute (on SWITCHBOARD_PUBLIC_URL): GET it with Accept: text/event-stream to receive the deliverie
+    results_url: str  # Absolute (on SWITCHBOARD_PUBLIC_URL): POST each delivery's result there.
     created_at: str  # RFC 3339 UTC timestamp.
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -3538,7 +3594,7 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transferred", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.processing", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transfer_started", "call.transferred", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
 """Every event type the server sends."""
 
 register_models({
@@ -3606,6 +3662,8 @@ register_models({
     "CallRecordingFailedEventData": CallRecordingFailedEventData,
     "CallRecordingPausedEvent": CallRecordingPausedEvent,
     "CallRecordingPausedEventData": CallRecordingPausedEventData,
+    "CallRecordingProcessingEvent": CallRecordingProcessingEvent,
+    "CallRecordingProcessingEventData": CallRecordingProcessingEventData,
     "CallRecordingReadyEvent": CallRecordingReadyEvent,
     "CallRecordingReadyEventData": CallRecordingReadyEventData,
     "CallRecordingRedactedEvent": CallRecordingRedactedEvent,
@@ -3623,6 +3681,8 @@ register_models({
     "CallTransferredEvent": CallTransferredEvent,
     "CallTransferredEventData": CallTransferredEventData,
     "CallTransfersItem": CallTransfersItem,
+    "CallTransferStartedEvent": CallTransferStartedEvent,
+    "CallTransferStartedEventData": CallTransferStartedEventData,
     "Conversation": Conversation,
     "ConversationFallbacksItem": ConversationFallbacksItem,
     "ConversationList": ConversationList,

@@ -49,6 +49,8 @@ export const callsModule: SwitchboardModule = {
     });
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
     services.voiceCarriers = carriers;
+    // A number's stored voice_flow is checked against the media that will answer its calls.
+    services.numbers.inboundMedia = (mode) => (mode === 'sandbox' ? simulator.media : live?.media ?? null);
     services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
     app.addSchema(CallSchema);
     callRoutes(app, calls);

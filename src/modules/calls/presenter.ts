@@ -6,13 +6,14 @@ import type { Static } from 'typebox';
 import type { CallRow } from './tables.ts';
 import type { CallSchema } from './schema.ts';
 import { hangupReason } from './states.ts';
+import type { TransferStatus } from './transfer-states.ts';
 import { failure } from '../../platform/failure.ts';
 
 export type Call = Static<typeof CallSchema>;
 
 export interface CallTransfer {
   to: string;
-  status: 'pending' | 'completed' | 'busy' | 'no_answer' | 'failed' | 'canceled';
+  status: TransferStatus;
   requested_at: string;
   settled_at: string | null;
 }

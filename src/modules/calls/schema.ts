@@ -2,13 +2,13 @@
 import { Type } from 'typebox';
 import { Metadata, NullableTimestamp, PageQuery, Timestamp } from '../../platform/schemas.ts';
 import { CALL_STATUSES, HANGUP_CAUSES, HANGUP_SOURCES } from './states.ts';
+import { TRANSFER_STATUSES } from './transfer-states.ts';
 
 const PhoneNumber = (description: string) =>
   Type.String({ format: 'e164', minLength: 2, maxLength: 32, description: `${description} E.164, e.g. +14155550100 (checked with libphonenumber).`, examples: ['+14155550100'] });
 const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
 
 export const CallStatusSchema = literals(CALL_STATUSES);
-export const TRANSFER_STATUSES = ['pending', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
 
 export const CallTransferSchema = Type.Object({
   to: Type.String(),

@@ -12,13 +12,14 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
 import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { phoneFacts } from '../../platform/phone.ts';
-import { prepare } from '../../store/prepared.ts';
+import { prepareFor } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 import type { CallEnd, CallSignals, InboundCall, TransferOutcome, VoiceCarrier, VoiceCarriers } from '../../carriers/carrier.ts';
 import type { CallRow } from './tables.ts';
-import { ACTIVE_STATUSES, STATUS_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
+import { STATE_EVENTS as TRANSFER_EVENTS } from './transfer-states.ts';
+import { ACTIVE_STATUSES, STATE_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
@@ -87,9 +88,8 @@ export class CallService implements CallSignals {
   private readonly activeCounts: ActiveCallCounts;
 
   constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {
-    const countNow = prepare(this.db, (a: string, m: Mode) => activeCallsQuery(this.db, a, m), 2);
     this.activeCounts = new ActiveCallCounts(platform.config.keyCacheTtlMs, async (accountId, mode) => {
-      const [row] = await countNow(accountId, mode);
+      const [row] = await activeCallsNow(this.db, accountId, mode);
       return Number(row?.n ?? 0);
     });
   }
@@ -208,7 +208,7 @@ export class CallService implements CallSignals {
       if (flowState) row.flow_state = flowState;
       await trx.insertInto('calls').values(row).execute();
       const call = presentCall(row, [], this.base);
-      await this.emit(trx, row, STATUS_EVENTS.queued, call, clock);
+      await this.emit(trx, row, STATE_EVENTS.queued, call, clock);
       await carrier.place(trx, row);
       return call;
     });
@@ -238,7 +238,7 @@ export class CallService implements CallSignals {
     });
     await trx.insertInto('calls').values(row).execute();
     if (input.announce) await this.emit(trx, row, 'call.inbound', presentCall(row, [], this.base), clock);
-    await this.emit(trx, row, STATUS_EVENTS.ringing, presentCall(row, [], this.base), clock);
+    await this.emit(trx, row, STATE_EVENTS.ringing, presentCall(row, [], this.base), clock);
     return row;
   }
 
@@ -381,6 +381,8 @@ export class CallService implements CallSignals {
     transfers.push({ to, status: 'pending', requested_at: now, settled_at: null });
     const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
     await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', id).execute();
+    // Announced before the carrier is asked, so call.transfer_started precedes its outcome's event.
+    await this.emit(trx, next, TRANSFER_EVENTS.pending, await presentOne(trx, next, this.base), clock);
     await this.carriers.named(call.carrier).transfer(trx, next, transfers.length - 1, to, ringTimeout);
     return { call: next, index: transfers.length - 1 };
   }
@@ -419,8 +421,7 @@ export class CallService implements CallSignals {
     transfer.settled_at = now;
     const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
     await trx.updateTable('calls').set({ transfers: next.transfers, updated_at: now }).where('id', '=', call.id).execute();
-    const type: EventType = outcome === 'completed' ? 'call.transferred' : 'call.transfer_failed';
-    await this.emit(trx, next, type, await presentOne(trx, next, this.base), clock);
+    await this.emit(trx, next, TRANSFER_EVENTS[outcome], await presentOne(trx, next, this.base), clock);
     for (const listener of this.transferListeners) await listener(trx, next, index, outcome);
   }
 
@@ -471,6 +472,9 @@ function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields):
     updated_at: now,
   };
 }
+
+/** The hot-path copy of activeCallsQuery: GET /v1/account counts on every request its cache misses. */
+const activeCallsNow = prepareFor((db, accountId: string, mode: Mode) => activeCallsQuery(db, accountId, mode), 2);
 
 function activeCallsQuery(db: Trx | Platform['database']['db'], accountId: string, mode: Mode) {
   return db.selectFrom('calls').select((eb) => eb.fn.countAll().as('n'))

@@ -37,6 +37,11 @@ export interface CallRow {
   carrier: string;
   /** JSON, private to the carrier (the simulator keeps its call legs here). */
   carrier_state: string;
+  /**
+   * The media node whose memory holds the call's SIP dialog and media (live calls on PostgreSQL,
+   * migration 0021): jobs and API actions on the call are carried out there. Null: any node.
+   */
+  node?: string | null;
   /** JSON FlowState (flows/state.ts) of the flow the call runs; null without one (migration 0014). */
   flow_state?: string | null;
   /** JSON array of FlowLogEntry: every verb the call ran, with its timing and result. */

@@ -11,10 +11,10 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { findInInventory, inventoryCapabilities, searchInventory, type InventoryFilter, type InventoryNumber } from './sandbox-inventory.ts';
-import { NUMBER_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
+import { STATE_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
-import { assertOneVoiceHandler, checkVoiceConfig } from './voice-config.ts';
+import { assertOneVoiceHandler, checkVoiceConfig, type InboundMedia } from './voice-config.ts';
 
 export type Capability = 'voice' | 'sms' | 'mms' | 'whatsapp';
 
@@ -106,6 +106,9 @@ export class NumberService {
   assertAgent: AgentCheck = async (_accountId, _mode, agentId) => {
     throw new Problem('agent_not_found', `No AI agent "${agentId}" exists in this mode.`);
   };
+
+  /** The media of each mode's inbound calls: the calls module connects it, so a stored voice_flow is checked against it. */
+  inboundMedia: InboundMedia = () => null;
 
   /** `config` (the webhook URL policy) is needed only to set voice URLs; the operator CLI does without. */
   constructor(private readonly db: Kysely<Tables>, private readonly events: EventEmitter, private readonly config?: UrlPolicyConfig) {}
@@ -268,9 +271,12 @@ export class NumberService {
     voice_trunk?: string | null | undefined; messaging_carrier?: string | null | undefined;
     voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined;
   }): Promise<NumberRow> {
+    // A missing number is a 404 before anything about the body is judged (the URL checks
+    // below may resolve names, so they run outside the transaction, which reads it again).
+    await this.get(accountId, mode, id);
     if (patch.agent_id) await this.assertAgent(accountId, mode, patch.agent_id);
     if (typeof patch.webhook_url === 'string') await this.assertWebhookUrl(patch.webhook_url, mode);
-    const voice = await checkVoiceConfig(patch, mode, this.config);
+    const voice = await checkVoiceConfig(patch, mode, this.config, this.inboundMedia);
     return inTransaction(this.db, async (trx) => {
       const row = await this.get(accountId, mode, id, trx);
       if (row.status === 'released') throw new Problem('number_not_active', `Number ${id} was released and can no longer be changed.`);
@@ -331,7 +337,7 @@ export class NumberService {
     const result = await trx.updateTable('numbers').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Number ${row.id} changed while this request ran; retry.`);
     const moved = { ...row, ...set };
-    await this.emit(trx, moved, NUMBER_EVENTS[to], clock, webhookUrl);
+    await this.emit(trx, moved, STATE_EVENTS[to], clock, webhookUrl);
     return moved;
   }
 

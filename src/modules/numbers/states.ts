@@ -2,6 +2,7 @@
 // temporary number) or `porting` (a number on a port order); `number.ported` marks
 // porting -> active, `number.released` any move to `released`.
 import type { NumberRow } from '../../store/platform-tables.ts';
+import type { EventType } from '../../events/catalogue.ts';
 
 export type NumberStatus = NumberRow['status'];
 
@@ -11,7 +12,13 @@ export const TRANSITIONS: Record<NumberStatus, readonly NumberStatus[]> = {
   released: [],
 };
 
-export const NUMBER_EVENTS = {
+/**
+ * The event a number's move into each state emits. A number is born `active` with
+ * number.provisioned; one born `porting` is announced by its port order's
+ * number.port.submitted (on the port, which lists the number) and emits nothing of its own.
+ */
+export const STATE_EVENTS = {
+  porting: 'number.port.submitted',
   active: 'number.ported',
   released: 'number.released',
-} as const;
+} as const satisfies Record<NumberStatus, EventType>;

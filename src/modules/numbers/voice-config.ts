@@ -5,13 +5,20 @@
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import { Problem, invalidField } from '../../platform/problems.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
-import { validateFlow } from '../calls/flows/validate.ts';
+import { unheardSpeechErrors, validateFlow } from '../calls/flows/validate.ts';
+import type { MediaPort } from '../../carriers/media-port.ts';
 import { assertFlowUrlsAllowed } from '../calls/flows/flow-urls.ts';
 
 type VoicePatch = { voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined };
 
-/** The columns to set for the voice fields of a PATCH, each checked (URL policy, flow schema). */
-export async function checkVoiceConfig(patch: VoicePatch, mode: Mode, config: UrlPolicyConfig | undefined): Promise<Partial<NumberRow>> {
+/** What the media that answers a mode's inbound calls can do; null when no carrier answers that mode here. */
+export type InboundMedia = (mode: Mode) => MediaPort | null;
+
+/**
+ * The columns to set for the voice fields of a PATCH, each checked (URL policy, flow schema,
+ * and what the mode's media can run: the same checks as an inline flow on POST /v1/calls).
+ */
+export async function checkVoiceConfig(patch: VoicePatch, mode: Mode, config: UrlPolicyConfig | undefined, media: InboundMedia = () => null): Promise<Partial<NumberRow>> {
   const set: Partial<NumberRow> = {};
   for (const field of ['voice_url', 'voice_fallback_url'] as const) {
     const value = patch[field];
@@ -28,6 +35,12 @@ export async function checkVoiceConfig(patch: VoicePatch, mode: Mode, config: Ur
       const checked = validateFlow(patch.voice_flow, 'voice_flow');
       if (!checked.ok) {
         throw new Problem('validation_failed', `voice_flow is not a valid flow: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: checked.errors });
+      }
+      // A speech gather a live server cannot hear would fail on every call: refused now, not then.
+      const port = media(mode);
+      const unheard = port ? unheardSpeechErrors(checked.verbs, port, 'voice_flow') : [];
+      if (unheard.length > 0) {
+        throw new Problem('validation_failed', `voice_flow cannot run on ${mode} calls here: ${unheard.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: unheard });
       }
       if (!config) throw new Error('voice flows need the webhook URL policy');
       await assertFlowUrlsAllowed(checked.verbs, mode, config, 'voice_flow');

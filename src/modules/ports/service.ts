@@ -20,7 +20,7 @@ import { US_FEDERAL_HOLIDAYS_2026_2027 } from '../numbers/business-days.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { PORT_REVIEW_SECONDS, reviewPort } from '../../carriers/simulator/porting.ts';
 import type { PortRow } from './tables.ts';
-import { CANCEL_CUTOFF_HOURS, PORT_EVENTS, STAMPS, TRANSITIONS, type PortStatus } from './states.ts';
+import { CANCEL_CUTOFF_HOURS, STATE_EVENTS, STAMPS, TRANSITIONS, type PortStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 
@@ -291,7 +291,7 @@ export class PortService {
 
   private emit(trx: Trx, row: PortRow, numbers: NumberRow[], clock: Clock) {
     return this.events.emit(trx, {
-      accountId: row.account_id, mode: row.mode, type: PORT_EVENTS[row.status], resourceType: 'port', resourceId: row.id,
+      accountId: row.account_id, mode: row.mode, type: STATE_EVENTS[row.status], resourceType: 'port', resourceId: row.id,
       object: presentPort(row, numbers), webhookUrl: row.webhook_url, clock,
     });
   }

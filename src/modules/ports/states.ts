@@ -7,6 +7,8 @@
 //
 // Cancel from foc_scheduled is refused within 48 h of the FOC date (409
 // port_cancel_too_late): by then the carriers have committed to the cut-over.
+import type { EventType } from '../../events/catalogue.ts';
+
 export const PORT_STATUSES = ['submitted', 'foc_scheduled', 'exception', 'completed', 'canceled', 'rejected'] as const;
 export type PortStatus = (typeof PORT_STATUSES)[number];
 
@@ -20,14 +22,14 @@ export const TRANSITIONS: Record<PortStatus, readonly PortStatus[]> = {
 };
 
 /** The event each state emits when entered: `number.port.<status>`. */
-export const PORT_EVENTS = {
+export const STATE_EVENTS = {
   submitted: 'number.port.submitted',
   foc_scheduled: 'number.port.foc_scheduled',
   exception: 'number.port.exception',
   completed: 'number.port.completed',
   canceled: 'number.port.canceled',
   rejected: 'number.port.rejected',
-} as const satisfies Record<PortStatus, string>;
+} as const satisfies Record<PortStatus, EventType>;
 
 export const STAMPS: Partial<Record<PortStatus, 'submitted_at' | 'foc_scheduled_at' | 'completed_at' | 'canceled_at' | 'rejected_at'>> = {
   submitted: 'submitted_at',

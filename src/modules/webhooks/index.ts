@@ -39,7 +39,7 @@ export const webhooksModule: SwitchboardModule = {
     app.addSchema(WebhookTestSchema);
     app.addSchema(ListenSessionSchema);
     webhookRoutes(app, services.webhooks, new EventService(database.db));
-    listenRoutes(app, new ListenService(database.db, { box, defaults, clock }), listen);
+    listenRoutes(app, new ListenService(database.db, { box, defaults, clock }), listen, platform.publicUrl);
 
     // Open event streams would keep the server from closing: end them first (their waiting
     // attempts fail and are retried after the restart).

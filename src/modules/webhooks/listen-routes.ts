@@ -7,13 +7,14 @@ import { Problem } from '../../platform/problems.ts';
 import { CreateListenSessionBody, ListenResultBody, ListenResultSchema, ListenStreamHeaders } from './listen-schema.ts';
 import { presentSession, type ListenService } from './listen.ts';
 import type { ListenHub } from './listen-hub.ts';
+import type { PublicUrl } from '../../platform/public-url.ts';
 
 /** A comment line this often keeps proxies and the listener's read timeout from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
 /** How long an EventSource-style client waits before reconnecting. */
 const RECONNECT_MS = 2000;
 
-export function listenRoutes(app: App, listen: ListenService, hub: ListenHub): void {
+export function listenRoutes(app: App, listen: ListenService, hub: ListenHub, publicUrl: PublicUrl): void {
   const tags = ['Webhooks'];
 
   app.post('/v1/webhooks/listen', {
@@ -25,7 +26,7 @@ export function listenRoutes(app: App, listen: ListenService, hub: ListenHub): v
     },
   }, async (request) => {
     const { row, secret } = await listen.create({ accountId: request.auth.account.id, mode: request.auth.mode, clock: request.auth.clock }, request.body);
-    return presentSession(row, secret);
+    return presentSession(row, secret, publicUrl);
   });
 
   app.get('/v1/webhooks/:id/listen', {

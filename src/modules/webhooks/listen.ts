@@ -10,6 +10,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import { invalidField, notFound } from '../../platform/problems.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
+import type { PublicUrl } from '../../platform/public-url.ts';
 import type { DefaultSecrets } from './default-secrets.ts';
 import { normaliseEventPatterns } from './matching.ts';
 import type { Caller } from './service.ts';
@@ -21,7 +22,8 @@ export interface ListenSessionInput {
   description?: string | null | undefined;
 }
 
-export function presentSession(row: WebhookEndpointRow, secret: string) {
+/** Its stream and results URLs are absolute, on the public URL, like every URL the API returns. */
+export function presentSession(row: WebhookEndpointRow, secret: string, publicUrl: PublicUrl) {
   return {
     id: row.id,
     object: 'webhook_listen_session' as const,
@@ -30,8 +32,8 @@ export function presentSession(row: WebhookEndpointRow, secret: string) {
     forward_to: row.url,
     description: row.description,
     secret,
-    stream_url: `/v1/webhooks/${row.id}/listen`,
-    results_url: `/v1/webhooks/${row.id}/listen/results`,
+    stream_url: publicUrl.to(`/v1/webhooks/${row.id}/listen`),
+    results_url: publicUrl.to(`/v1/webhooks/${row.id}/listen/results`),
     created_at: row.created_at,
   };
 }

@@ -69,7 +69,7 @@ export const DefaultSecretSchema = Type.Object({
 
 export const WebhookTestSchema = Type.Object(
   {
-    id: Type.String({ description: 'The id of the webhook endpoint tested.' }),
+    id: Type.String({ description: 'The id of the webhook endpoint tested.', examples: ['wh_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),
     object: Type.Literal('webhook_test'),
     url: Type.String(),
     message: Type.String(),

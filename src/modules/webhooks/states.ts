@@ -6,6 +6,10 @@
 import { Problem } from '../../platform/problems.ts';
 import type { DeliveryStatus } from './tables.ts';
 
+/** Why deliveries are the one state table without events (test/platform/state-events.test.ts reads it). */
+export const EVENTLESS_BECAUSE = 'A delivery carries an event to an endpoint; an event about a delivery would need a delivery of its own, without end. '
+  + 'Its state is read with GET /v1/events/{id}/deliveries, GET /v1/webhooks/{id}/deliveries and GET /v1/webhooks/dead_letters.';
+
 export const TRANSITIONS: Record<DeliveryStatus, readonly DeliveryStatus[]> = {
   pending: ['pending', 'succeeded', 'dead', 'failed'],
   succeeded: [],

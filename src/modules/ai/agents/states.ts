@@ -13,7 +13,7 @@ export const TRANSITIONS: Record<AgentStatus, readonly AgentStatus[]> = {
   deleted: [],
 };
 
-export const STATUS_EVENTS: Record<AgentStatus, EventType> = {
+export const STATE_EVENTS: Record<AgentStatus, EventType> = {
   active: 'ai.agent.updated',
   paused: 'ai.agent.updated',
   deleted: 'ai.agent.deleted',
@@ -33,6 +33,6 @@ export async function transition(trx: Trx, deps: AgentTransitionDeps, row: Agent
   if (to === 'deleted') changes.deleted_at = now;
   await trx.updateTable('ai_agents').set(changes).where('id', '=', row.id).execute();
   const next = { ...row, ...changes };
-  await deps.emit(trx, next, STATUS_EVENTS[to]);
+  await deps.emit(trx, next, STATE_EVENTS[to]);
   return next;
 }

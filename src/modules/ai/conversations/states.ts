@@ -12,7 +12,7 @@ export const TRANSITIONS: Record<ConversationStatus, readonly ConversationStatus
   completed: [],
 };
 
-export const STATUS_EVENTS: Record<ConversationStatus, EventType> = {
+export const STATE_EVENTS: Record<ConversationStatus, EventType> = {
   in_progress: 'ai.conversation.started',
   completed: 'ai.conversation.completed',
 };
@@ -33,6 +33,6 @@ export async function transition(
   if (to === 'completed') changes.ended_at = now;
   await trx.updateTable('ai_conversations').set(changes).where('id', '=', row.id).execute();
   const next = { ...row, ...changes };
-  await deps.emit(trx, next, STATUS_EVENTS[to]);
+  await deps.emit(trx, next, STATE_EVENTS[to]);
   return next;
 }

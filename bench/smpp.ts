@@ -10,6 +10,7 @@
 //   - end to end: messages / (first POST to last message.delivered webhook), every receipt applied
 //   - receipt-to-webhook latency (SMSC sends deliver_sm -> webhook arrives): p50, p99
 //   - server CPU per message (user+system of the server process / messages)
+// BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
 import type { AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +74,7 @@ async function main(): Promise<void> {
 
   const { child: server, url: base, stop } = await startSwitchboard(dataDir, {
     DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true', SWITCHBOARD_CARRIERS_FILE: carriers, BENCH_SMPP_PW: 'pw',
-  });
+  }, undefined, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
   while (smsc.sessions().length === 0) await new Promise((r) => setTimeout(r, 50));
   const pool = new Pool(base, { connections: CONCURRENCY });
   const auth = { authorization: `Bearer ${created.keys.live}`, 'content-type': 'application/json' };

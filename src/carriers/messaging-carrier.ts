@@ -53,10 +53,12 @@ export interface StatusReport {
 /**
  * Applies a carrier's report to the message (one state transition and its event).
  * `then` runs inside that same transaction, so a carrier can schedule its next durable
- * step atomically with the change it just reported. A repeated report answers
- * 'duplicate' and changes nothing; a report the message cannot take yet throws.
+ * step atomically with the change it just reported. `within`: apply it inside the caller's
+ * transaction instead of one of its own (a receipt and the status it completes commit
+ * together). A repeated report answers 'duplicate' and changes nothing; a report the
+ * message cannot take yet throws.
  */
-export type MessageStatusSink = (report: StatusReport, then?: (trx: Trx) => Promise<void>) => Promise<'applied' | 'duplicate'>;
+export type MessageStatusSink = (report: StatusReport, then?: (trx: Trx) => Promise<void>, within?: Trx) => Promise<'applied' | 'duplicate'>;
 
 /**
  * Says why a message is still waiting (its link cannot bind, a dropped link reconnects): shown

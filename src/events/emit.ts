@@ -8,6 +8,14 @@ import type { Clock } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import type { EventType } from './catalogue.ts';
 import { lockUntilCommit } from '../store/locks.ts';
+import { prepareFor } from '../store/prepared.ts';
+
+// Every status change of every resource runs these two: compiled once, not per event.
+const lastSequence = prepareFor((db, resourceId: string) => db.selectFrom('events').select((eb) => eb.fn.max('sequence').as('seq'))
+  .where('resource_id', '=', resourceId), 1);
+const insertEvent = prepareFor((db, ...e: [string, string, Mode, string, string, string, number, string, string]) => db.insertInto('events').values({
+  id: e[0], account_id: e[1], mode: e[2], type: e[3], resource_type: e[4], resource_id: e[5], sequence: e[6], data: e[7], created_at: e[8],
+}), 9);
 
 export interface EmitInput {
   accountId: string;
@@ -40,8 +48,7 @@ export class EventEmitter {
    */
   async emit(trx: Trx, input: EmitInput): Promise<EventRow> {
     await lockUntilCommit(trx, `events:${input.resourceId}`);
-    const last = await trx.selectFrom('events').select((eb) => eb.fn.max('sequence').as('seq'))
-      .where('resource_id', '=', input.resourceId).executeTakeFirst();
+    const [last] = await lastSequence(trx, input.resourceId);
     const event: EventRow = {
       id: newId('event'),
       account_id: input.accountId,
@@ -53,7 +60,7 @@ export class EventEmitter {
       data: JSON.stringify(input.object),
       created_at: input.clock.now().toISOString(),
     };
-    await trx.insertInto('events').values(event).execute();
+    await insertEvent(trx, event.id, event.account_id, event.mode, event.type, event.resource_type, event.resource_id, event.sequence, event.data, event.created_at);
     await this.fanOut(trx, event, { webhookUrl: input.webhookUrl ?? null });
     return event;
   }

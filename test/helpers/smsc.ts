@@ -57,6 +57,7 @@ export async function startTestSmsc(accounts: Record<string, string>, opts: { tl
   let nextId = 1;
   let throttle = { n: 0, status: 0x58 };
   let drop = { armed: false, remaining: 0 };
+  const dropped = new WeakSet<Session>();
   /** Receipts not yet acknowledged, by SMSC message id; `on` is the session carrying one now. */
   const unacknowledged = new Map<string, { options: Record<string, unknown>; on: Session | null }>();
   const bound = new Set<Session>();
@@ -109,9 +110,13 @@ export async function startTestSmsc(accounts: Record<string, string>, opts: { tl
     });
     session.on('deliver_sm_resp', () => {});
     session.on('submit_sm', (pdu: Pdu) => {
+      // The smpp package still emits PDUs it had already read from a socket we destroyed; an
+      // SMSC that dropped the connection cannot accept them (nor could its answer arrive).
+      if (dropped.has(session)) return;
       if (drop.armed) {
         if (--drop.remaining <= 0) {
           drop.armed = false;
+          dropped.add(session);
           session.destroy();
         }
         return;

@@ -169,6 +169,7 @@ describe('sending', () => {
     assert.equal(badTo.status, 400);
   });
 
+  // issue 10.9
   test('live without a carrier: 422 carrier_not_configured after validation, and nothing written', async () => {
     const live = t.as(acct.keys.live);
     const bad = await live.post('/v1/messages', { from, to: '+1415', body: 'x' });
@@ -236,6 +237,7 @@ describe('WhatsApp', () => {
 describe('canceling', () => {
   const CONGESTED = '+15005550011';
 
+  // issue 10.17: POST /v1/messages/{id}/cancel for a message not yet handed to the carrier.
   test('a queued message (waiting with a status_reason) is canceled with message.canceled and never sent; its twin goes out', async () => {
     const doomed = (await api().post('/v1/messages', { from, to: CONGESTED, body: 'never mind' })).body;
     const twin = (await api().post('/v1/messages', { from, to: CONGESTED, body: 'still coming' })).body;

@@ -93,7 +93,7 @@ describe('webhook delivery', () => {
       assert.equal(d.attempts.at(-1).next_attempt_at, null);
     }
     assert.equal(r.deliveries.length, 0);
-    // One dead letter by id: the same as in the list, attempts included.
+    // issue 10.17: one dead letter by id: the same as in the list, attempts included.
     const single = await api().get(`/v1/webhooks/dead_letters/${letters[0].id}`);
     assert.equal(single.status, 200);
     assert.deepEqual(single.body, letters[0]);
@@ -122,6 +122,31 @@ describe('webhook delivery', () => {
     assert.equal(empty.has_more, false);
     const again = await until(() => api().post(`/v1/webhooks/dead_letters/${letters[0].id}/replay`), (res) => res.status === 409);
     assert.equal(again.body.code, 'delivery_not_replayable');
+  });
+
+  test('a secret this server cannot open is a failed attempt: retried on the schedule, then a dead letter naming why, replayable once fixed', async () => {
+    const r = await receiver();
+    const wh = await subscribe(t, acct.keys.sandbox, r);
+    const db = t.server.database.db;
+    const { secret_ciphertext: sealed } = await db.selectFrom('webhook_endpoints').select('secret_ciphertext').where('id', '=', wh.id).executeTakeFirstOrThrow();
+    // As if another node with another key had sealed it: this server's key cannot open it.
+    await db.updateTable('webhook_endpoints').set({ secret_ciphertext: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' }).where('id', '=', wh.id).execute();
+    const sent = (await api().post(`/v1/webhooks/${wh.id}/test`)).body.id;
+
+    const dead = await until(
+      () => api().get(`/v1/webhooks/dead_letters?webhook_id=${wh.id}`).then((res) => res.body),
+      (body) => body.data.length === 1,
+    );
+    const letter = dead.data[0];
+    assert.equal(letter.event_id, sent);
+    assert.equal(letter.attempt_count, 1 + t.config.webhookRetrySchedule.length);
+    assert.match(letter.last_error, /^could not sign the delivery/);
+    assert.equal(r.deliveries.length, 0);
+
+    await db.updateTable('webhook_endpoints').set({ secret_ciphertext: sealed }).where('id', '=', wh.id).execute();
+    assert.equal((await api().post(`/v1/webhooks/dead_letters/${letter.id}/replay`)).status, 200);
+    await r.waitForEvent('webhook.test', wh.id);
+    assert.equal(r.events()[0]!.id, sent);
   });
 
   test('410 Gone disables the endpoint; re-enabling it delivers again', async () => {

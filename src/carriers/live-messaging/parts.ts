@@ -7,7 +7,9 @@
 // and applied when the part commits. A per-id lock keeps the two from missing each other on
 // this node; a periodic sweep matches what a crash or another node left parked.
 // A message's status follows all its parts: delivered when every part is (read, on WhatsApp,
-// when every part is read), else the first part that failed decides.
+// when every part is read), else the first part that failed decides. The status a receipt
+// completes commits in the receipt's own transaction (or the last part's, for a receipt that
+// came first): one transaction per receipt, not two.
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
@@ -78,8 +80,9 @@ export class PartLedger {
 
   /** A part other than the last one was accepted: commit it on its own. */
   async commitPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
-    const early = await this.lock.run(`${link}\0${carrierId}`, () => inTransaction(this.db, (trx) => this.insertPart(trx, link, messageId, part, parts, carrierId)));
-    if (early) await this.settle(messageId);
+    await this.lock.run(`${link}\0${carrierId}`, () => inTransaction(this.db, async (trx) => {
+      if (await this.insertPart(trx, link, messageId, part, parts, carrierId)) await this.settle(trx, messageId);
+    }));
   }
 
   /**
@@ -89,9 +92,11 @@ export class PartLedger {
   async commitLastPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
     const sink = this.requireSink();
     await this.lock.run(`${link}\0${carrierId}`, () => sink({ messageId, status: 'sent' }, async (trx) => {
+      // Receipts already in (parked for this part, or applied to earlier parts) may complete
+      // the message now: `sent` and `delivered` then commit together.
       await this.insertPart(trx, link, messageId, part, parts, carrierId);
+      await this.settle(trx, messageId);
     }));
-    await this.settle(messageId);
   }
 
   /** The carrier refused the message for good; `carrierCode` is its own code for why. */
@@ -101,7 +106,7 @@ export class PartLedger {
 
   /** Applies one receipt (or parks it until its part commits). */
   async receipt(r: PartReceipt): Promise<void> {
-    const messageId = await this.lock.run(`${r.link}\0${r.carrierIds[0]}`, () => inTransaction(this.db, async (trx) => {
+    await this.lock.run(`${r.link}\0${r.carrierIds[0]}`, () => inTransaction(this.db, async (trx) => {
       const part = await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
         .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
       if (!part) {
@@ -109,12 +114,11 @@ export class PartLedger {
           .values({ link: r.link, carrier_message_id: r.carrierIds[0]!, state: r.state, error: r.error, received_at: this.clock.now().toISOString() })
           .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doUpdateSet({ state: r.state, error: r.error }))
           .execute();
-        return null;
+        return;
       }
       await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
-      return part.message_id;
+      await this.settle(trx, part.message_id);
     }));
-    if (messageId) await this.settle(messageId);
   }
 
   /** Matches parked receipts whose part has committed since (a crash, another node). */
@@ -129,17 +133,21 @@ export class PartLedger {
     return matches.length;
   }
 
-  /** Moves the message when its parts say so; a no-op until every part has an outcome. */
-  async settle(messageId: string): Promise<void> {
-    const parts = await this.db.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part').execute();
+  /**
+   * Moves the message when its parts say so, in the transaction that just changed a part;
+   * a no-op until every part has an outcome.
+   */
+  private async settle(trx: Trx, messageId: string): Promise<void> {
+    const parts = await trx.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part').execute();
     const report = aggregate(messageId, parts);
     if (!report) return;
     try {
       // Read implies delivered: a message still `sent` passes through delivered first.
-      if (report.status === 'read') await this.requireSink()({ messageId, status: 'delivered' });
-      await this.requireSink()(report);
+      if (report.status === 'read') await this.requireSink()({ messageId, status: 'delivered' }, undefined, trx);
+      await this.requireSink()(report, undefined, trx);
     } catch (err) {
-      // Still `sending`: the last part's commit settles it again right after.
+      // Still `sending` (the refusal comes before any statement, so the transaction is intact):
+      // the last part's commit settles it again.
       if ((err as { code?: string }).code !== 'invalid_state_transition') throw err;
     }
   }

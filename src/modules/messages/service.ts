@@ -15,16 +15,20 @@ import type { EventType } from '../../events/catalogue.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
+import { prepareFor } from '../../store/prepared.ts';
 import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 import { assertMediaUrlsAllowed } from './media-urls.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
-import { STAMPS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
+import { STAMPS, STATE_EVENTS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
 import type { Channel, Direction, MessageRow } from './tables.ts';
 
 export const MESSAGE_DISPATCH_JOB = 'messages.dispatch';
+
+/** Each status report reads the message it moves: compiled once. */
+const messageById = prepareFor((db, id: string) => db.selectFrom('messages').selectAll().where('id', '=', id), 1);
 export const WHATSAPP_WINDOW_HOURS = 24;
 
 export interface Template { name: string; language: string; variables: string[] }
@@ -112,13 +116,13 @@ export class MessageService {
     private readonly sandboxCarrier: MessagingCarrier,
   ) {
     this.db = platform.database.db;
-    sandboxCarrier.attach((report, then) => this.applyReport(report, then));
+    sandboxCarrier.attach((report, then, within) => this.applyReport(report, then, within));
   }
 
   /** Connects the live carrier's status reports and inbound messages to this service. */
   useLiveCarrier(carrier: MessagingCarrier): void {
     this.liveCarrier = carrier;
-    carrier.attach((report, then) => this.applyReport(report, then), (id, reason) => this.noteWaiting(id, reason), (id, seconds) => this.claimHandoff(id, seconds));
+    carrier.attach((report, then, within) => this.applyReport(report, then, within), (id, reason) => this.noteWaiting(id, reason), (id, seconds) => this.claimHandoff(id, seconds));
     carrier.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
   }
 
@@ -177,7 +181,7 @@ export class MessageService {
         received_at: null,
       };
       await trx.insertInto('messages').values(row).execute();
-      await this.emit(trx, row, 'message.queued', clock);
+      await this.emit(trx, row, STATE_EVENTS.queued, clock);
       const carrier = this.carrierFor(mode);
       if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
       else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null, delaySeconds: hold?.seconds ?? 0 });
@@ -236,7 +240,7 @@ export class MessageService {
       sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: sentAt ?? now,
     };
     await trx.insertInto('messages').values(row).execute();
-    await this.emit(trx, row, 'message.received', clock);
+    await this.emit(trx, row, STATE_EVENTS.received, clock);
     return row;
   }
 
@@ -339,14 +343,16 @@ export class MessageService {
       .where('id', '=', messageId).where('status', 'in', ['queued', 'sending']).execute();
   }
 
-  /** The carriers' status sink: one report, one transition, one event. */
-  async applyReport(report: StatusReport, then?: (trx: Trx) => Promise<void>): Promise<'applied' | 'duplicate'> {
-    const head = await this.db.selectFrom('messages').select(['account_id', 'mode']).where('id', '=', report.messageId).executeTakeFirst();
-    if (!head) return 'duplicate';
-    const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
-    return inTransaction(this.db, async (trx) => {
-      const row = await trx.selectFrom('messages').selectAll().where('id', '=', report.messageId).executeTakeFirstOrThrow();
+  /**
+   * The carriers' status sink: one report, one transition, one event; in the carrier's
+   * transaction when it passes one (`within`), else in its own. The row is read once, inside.
+   */
+  async applyReport(report: StatusReport, then?: (trx: Trx) => Promise<void>, within?: Trx): Promise<'applied' | 'duplicate'> {
+    const apply = async (trx: Trx): Promise<'applied' | 'duplicate'> => {
+      const [row] = await messageById(trx, report.messageId);
+      if (!row) return 'duplicate';
       if (alreadyPassed(row.status, report.status) || (row.status === report.status)) return 'duplicate';
+      const clock = await this.platform.sandboxClocks.clockFor(row.account_id, row.mode, trx);
       const fields: Partial<MessageRow> = {};
       if (report.errorCode !== undefined) fields.error_code = report.errorCode;
       if (report.errorMessage !== undefined) fields.error_message = report.errorMessage;
@@ -354,7 +360,8 @@ export class MessageService {
       await this.transition(trx, row, report.status, clock, fields);
       await then?.(trx);
       return 'applied';
-    });
+    };
+    return within ? apply(within) : inTransaction(this.db, apply);
   }
 
   /**
@@ -373,7 +380,7 @@ export class MessageService {
     const result = await guard(trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status)).executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Message ${row.id} changed meanwhile; retry.`);
     const moved = { ...row, ...set };
-    await this.emit(trx, moved, `message.${to}` as EventType, clock);
+    await this.emit(trx, moved, STATE_EVENTS[to], clock);
     return moved;
   }
 

@@ -1,6 +1,8 @@
 // The message state machine as data (ARCHITECTURE rule 2). Every move goes through
 // `transition()` in service.ts, which checks it against this table, stamps the time,
 // updates the row and emits `message.<new status>` in the same transaction.
+import type { EventType } from '../../events/catalogue.ts';
+
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'read', 'received', 'canceled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
@@ -17,6 +19,19 @@ export const TRANSITIONS: Record<MessageStatus, readonly MessageStatus[]> = {
   canceled: [],
   // Inbound messages are born `received` and never move.
   received: [],
+};
+
+/** The event each state emits when a message enters it (`queued` or `received` when it is made). */
+export const STATE_EVENTS: Record<MessageStatus, EventType> = {
+  queued: 'message.queued',
+  sending: 'message.sending',
+  sent: 'message.sent',
+  delivered: 'message.delivered',
+  undelivered: 'message.undelivered',
+  failed: 'message.failed',
+  read: 'message.read',
+  received: 'message.received',
+  canceled: 'message.canceled',
 };
 
 /** Which timestamp column a state stamps when entered. */

@@ -9,6 +9,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WebhookDeliveryRow } from './tables.ts';
 import { matches, subscribedTypes } from './matching.ts';
+import { prepareFor } from '../../store/prepared.ts';
+import type { Mode } from '../../store/platform-tables.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 
@@ -28,12 +30,16 @@ export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'r
   return `${row.webhook_id ?? row.url}|${row.resource_id}`;
 }
 
+/** Every event but webhook.test asks this: compiled once. */
+const enabledEndpoints = prepareFor((db, accountId: string, mode: Mode) => db.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
+  .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1), 2);
+
 export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
   return async (trx, event, { webhookUrl }) => {
-    let query = trx.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
-      .where('account_id', '=', event.account_id).where('mode', '=', event.mode);
-    query = event.type === 'webhook.test' ? query.where('id', '=', event.resource_id) : query.where('enabled', '=', 1);
-    const endpoints = await query.execute();
+    const endpoints = event.type === 'webhook.test'
+      ? await trx.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
+        .where('account_id', '=', event.account_id).where('mode', '=', event.mode).where('id', '=', event.resource_id).execute()
+      : await enabledEndpoints(trx, event.account_id, event.mode);
     const targets: Array<{ webhook_id: string | null; url: string }> = endpoints
       .filter((e) => event.type === 'webhook.test' || matches(subscribedTypes(e.events), event.type))
       .map((e) => ({ webhook_id: e.id, url: e.url }));

@@ -23,11 +23,28 @@ import { KeyedSerializer } from './ordering.ts';
 import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
 import type { DeliveryStatus, WebhookDeliveryRow } from './tables.ts';
 import { NO_LISTENER, type ListenHub } from './listen-hub.ts';
+import { prepareFor } from '../../store/prepared.ts';
 
 /** A listen session nobody has listened to for this long is disabled at its next delivery. */
 export const LISTEN_IDLE_SECONDS = 3600;
 
 class StaleAttempt extends Error {}
+
+/** A delivery with its event and endpoint: read once per attempt, so compiled once. */
+const loadDelivery = prepareFor((db, id: string) => db.selectFrom('webhook_deliveries as d')
+  .innerJoin('events as e', 'e.id', 'd.event_id')
+  .leftJoin('webhook_endpoints as w', 'w.id', 'd.webhook_id')
+  .selectAll('d')
+  .select([
+    'e.type as e_type', 'e.created_at as e_created_at', 'e.sequence as e_sequence', 'e.data as e_data',
+    'e.account_id as e_account_id', 'e.resource_type as e_resource_type',
+    'w.id as w_id', 'w.url as w_url', 'w.enabled as w_enabled', 'w.secret_ciphertext as w_secret',
+    'w.previous_secret_ciphertext as w_previous', 'w.previous_secret_expires_at as w_previous_expires_at',
+    'w.transport as w_transport', 'w.listener_seen_at as w_listener_seen_at',
+  ])
+  .where('d.id', '=', id), 1);
+
+type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>[number]>;
 
 const idleSince = (iso: string, now: Date): number => (now.getTime() - Date.parse(iso)) / 1000;
 
@@ -50,20 +67,10 @@ export class DeliveryWorker {
   handle = (payload: DeliverPayload): Promise<void> => this.order.run(payload.k, () => this.attempt(payload));
 
   private async load(id: string) {
-    return this.deps.db.selectFrom('webhook_deliveries as d')
-      .innerJoin('events as e', 'e.id', 'd.event_id')
-      .leftJoin('webhook_endpoints as w', 'w.id', 'd.webhook_id')
-      .selectAll('d')
-      .select([
-        'e.type as e_type', 'e.created_at as e_created_at', 'e.sequence as e_sequence', 'e.data as e_data',
-        'e.account_id as e_account_id', 'e.resource_type as e_resource_type',
-        'w.id as w_id', 'w.url as w_url', 'w.enabled as w_enabled', 'w.secret_ciphertext as w_secret',
-        'w.previous_secret_ciphertext as w_previous', 'w.previous_secret_expires_at as w_previous_expires_at',
-        'w.transport as w_transport', 'w.listener_seen_at as w_listener_seen_at',
-      ])
-      .where('d.id', '=', id)
-      .executeTakeFirst();
+    const [row] = await loadDelivery(this.deps.db, id);
+    return row;
   }
+
 
   private async attempt(payload: DeliverPayload): Promise<void> {
     const row = await this.load(payload.d);
@@ -86,15 +93,19 @@ export class DeliveryWorker {
       }
     }
 
-    const secrets = row.w_id !== null && !listen
-      ? activeSecrets(this.deps.box, { secret_ciphertext: row.w_secret!, previous_secret_ciphertext: row.w_previous, previous_secret_expires_at: row.w_previous_expires_at }, now.toISOString())
-      : activeSecrets(this.deps.box, await this.deps.defaults.ensure(row.account_id, row.mode), now.toISOString());
-
-    const body = JSON.stringify(envelope({
-      id: row.event_id, account_id: row.e_account_id, mode: row.mode, type: row.e_type, resource_type: row.e_resource_type,
-      resource_id: row.resource_id, sequence: row.e_sequence, data: row.e_data, created_at: row.e_created_at,
-    }));
-    const headers = webhookHeaders(row.event_id, Math.floor(now.getTime() / 1000), body, secrets);
+    let signed: { body: string; headers: Record<string, string> };
+    try {
+      signed = await this.sign(row, listen, now);
+    } catch (err) {
+      // A secret this server cannot open (a key changed under the database, a damaged row) is
+      // an attempt that failed, on the customer's retry schedule and into dead letters, where
+      // it can be replayed once fixed: thrown, it would use up the job's own few attempts and
+      // leave the delivery pending with nothing left to send it.
+      const error = `could not sign the delivery: ${err instanceof Error ? err.message : String(err)}`;
+      const result: SendResult = { statusCode: null, latencyMs: 0, excerpt: null, error, retryAfterSeconds: null };
+      return this.record(row, result, this.outcomeOf(row, result), false, now);
+    }
+    const { body, headers } = signed;
     const result = url
       ? await this.deps.sender.send(url, row.mode as Mode, headers, body, () => this.deps.clock.now().getTime())
       : await this.deps.listen.send({
@@ -106,13 +117,29 @@ export class DeliveryWorker {
         .where('id', '=', row.w_id!).execute();
       return;
     }
-    const outcome = decide({
+    const outcome = this.outcomeOf(row, result);
+    await this.record(row, result, outcome, outcome.kind === 'gone' && row.w_id !== null, now);
+  }
+
+  /** The signed envelope: the endpoint's secrets (both during a rotation), or the mode's default for a listen session. */
+  private async sign(row: LoadedDelivery, listen: boolean, now: Date): Promise<{ body: string; headers: Record<string, string> }> {
+    const secrets = row.w_id !== null && !listen
+      ? activeSecrets(this.deps.box, { secret_ciphertext: row.w_secret!, previous_secret_ciphertext: row.w_previous, previous_secret_expires_at: row.w_previous_expires_at }, now.toISOString())
+      : activeSecrets(this.deps.box, await this.deps.defaults.ensure(row.account_id, row.mode), now.toISOString());
+    const body = JSON.stringify(envelope({
+      id: row.event_id, account_id: row.e_account_id, mode: row.mode, type: row.e_type, resource_type: row.e_resource_type,
+      resource_id: row.resource_id, sequence: row.e_sequence, data: row.e_data, created_at: row.e_created_at,
+    }));
+    return { body, headers: webhookHeaders(row.event_id, Math.floor(now.getTime() / 1000), body, secrets) };
+  }
+
+  private outcomeOf(row: WebhookDeliveryRow, result: SendResult): Outcome {
+    return decide({
       statusCode: result.statusCode,
       retryAfterSeconds: result.retryAfterSeconds,
       attemptInRound: row.attempt_count + 1 - row.round_start,
       schedule: this.deps.config.webhookRetrySchedule,
     });
-    await this.record(row, result, outcome, outcome.kind === 'gone' && row.w_id !== null, now);
   }
 
   /** Ends a delivery without an attempt (its endpoint is gone or disabled). */

@@ -11,9 +11,8 @@
 // pickup), peak concurrent calls, the server's peak RSS (VmHWM), and checks that every call
 // completed with its six events. Bounded: gives up after FLOWS_DEADLINE_SECONDS.
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
-import { cli, createAccount, freshDataDir, startSwitchboard } from './lib/spawn.ts';
+import { sampleConcurrentCalls, startCallEventCounter, startCalls, startLoadServer, waitUntilAllEnded } from './lib/call-load.ts';
+import { closeNow, listenLocal, readJson } from './lib/local-http.ts';
 
 const CALLS = Number(process.env.FLOWS_CALLS ?? 2_000);
 const SCALE = process.env.FLOWS_TIME_SCALE ?? '5';
@@ -24,20 +23,6 @@ const CALLER = '+14155550123';
 const EXPECTED = ['call.inbound', 'call.ringing', 'call.answered', 'call.gather.completed', 'call.dial.completed', 'call.completed'];
 const started = Date.now();
 const overdue = () => Date.now() - started > DEADLINE_MS;
-
-async function listen(server: ReturnType<typeof createServer>): Promise<string> {
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
-
-function readJson(req: import('node:http').IncomingMessage): Promise<any> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-  });
-}
 
 // The customer's voice application: answers the flow webhooks.
 const flowRequests = { answer: 0, menu: 0 };
@@ -51,42 +36,11 @@ const flowServer = createServer(async (req, res) => {
   flowRequests.menu++;
   return json(body.gather?.digits === '1' ? [{ dial: { to: CALLEE, timeout: 20 } }, { hangup: {} }] : [{ hangup: {} }]);
 });
-const flowUrl = await listen(flowServer);
+const flowUrl = await listenLocal(flowServer);
 
-// A webhook receiver that only counts: event types per call, de-duplicated by event id.
-const received = new Map<string, Set<string>>();
-const seenEvents = new Set<string>();
-const receiver = createServer(async (req, res) => {
-  const event = await readJson(req);
-  if (!seenEvents.has(event.id)) {
-    seenEvents.add(event.id);
-    const id = (event.data.object.call_id ?? event.data.object.id) as string;
-    if (id?.startsWith('call_')) (received.get(id) ?? received.set(id, new Set()).get(id)!).add(event.type);
-  }
-  res.writeHead(200).end('ok');
-});
-const receiverUrl = `${await listen(receiver)}/hooks`;
-
-const dataDir = freshDataDir('flows');
-const created = createAccount(dataDir, 'enterprise');
-cli(['accounts', 'update', created.account.id, '--rate-limit', '1000000000', '--data-dir', dataDir]);
-const server = await startSwitchboard(dataDir, {
-  SWITCHBOARD_SIM_TIME_SCALE: SCALE, SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true', SWITCHBOARD_WORKER_POLL_MS: '50',
-});
-const key = created.keys.sandbox;
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(server.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() as any };
-};
-
-let peakConcurrent = 0;
-const sampler = setInterval(() => {
-  void api('GET', '/v1/account').then((r) => { peakConcurrent = Math.max(peakConcurrent, r.body.usage?.concurrent_calls ?? 0); }, () => {});
-}, 250);
+const receiver = await startCallEventCounter();
+const { server, api, peakRss } = await startLoadServer('flows', SCALE);
+const concurrent = sampleConcurrentCalls(api);
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,36 +49,19 @@ function percentile(values: number[], p: number): number {
 
 let exitCode = 1;
 try {
-  const sub = await api('POST', '/v1/webhooks', { url: receiverUrl, events: ['call.*'] });
+  const sub = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['call.*'] });
   if (sub.status !== 200) throw new Error(`subscribing failed: ${JSON.stringify(sub.body)}`);
   const number = (await api('GET', '/v1/numbers?limit=1')).body.data[0];
   const patched = await api('PATCH', `/v1/numbers/${number.id}`, { voice_url: `${flowUrl}/answer` });
   if (patched.status !== 200) throw new Error(`setting voice_url failed: ${JSON.stringify(patched.body)}`);
 
   console.log(`Starting ${CALLS} sandbox IVR calls (${PARALLEL} requests in flight, SWITCHBOARD_SIM_TIME_SCALE=${SCALE})...`);
-  const ids: string[] = [];
-  const failures: string[] = [];
-  let next = 0;
-  const placeStart = Date.now();
-  await Promise.all(Array.from({ length: PARALLEL }, async () => {
-    while (next < CALLS && !overdue()) {
-      next++;
-      const r = await api('POST', '/v1/sandbox/inbound_calls', { from: CALLER, to: number.phone_number, caller_script: [{ press: '1' }] });
-      if (r.status === 200) ids.push(r.body.id);
-      else failures.push(`${r.status} ${r.body.code}`);
-    }
-  }));
-  const placeSeconds = (Date.now() - placeStart) / 1000;
-  console.log(`started ${ids.length} calls in ${placeSeconds.toFixed(1)} s${failures.length ? `; ${failures.length} refused: ${failures.slice(0, 3).join(', ')}` : ''}`);
+  const { ids, seconds: placeSeconds, refused } = await startCalls(CALLS, PARALLEL, overdue,
+    () => api('POST', '/v1/sandbox/inbound_calls', { from: CALLER, to: number.phone_number, caller_script: [{ press: '1' }] }));
+  console.log(`started ${ids.length} calls in ${placeSeconds.toFixed(1)} s${refused}`);
 
-  const complete = () => ids.every((id) => EXPECTED.every((type) => received.get(id)?.has(type)));
-  let active = Infinity;
-  while (!overdue()) {
-    active = (await api('GET', '/v1/account')).body.usage.concurrent_calls;
-    if (active === 0 && complete()) break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  clearInterval(sampler);
+  const active = await waitUntilAllEnded(api, () => ids.every((id) => receiver.hasAll(id, EXPECTED)), overdue);
+  concurrent.stop();
 
   // The caller's wait for each flow webhook, read from the flow logs (real milliseconds: the timestamps are the clock's, the scale only stretches media).
   const answerWaits: number[] = [];
@@ -143,31 +80,28 @@ try {
       if (call.body.status === 'completed' && log.some((e) => e.verb === 'dial' && e.result?.outcome === 'completed')) completedWithDial++;
     }
   }));
-  const missing = ids.filter((id) => !EXPECTED.every((type) => received.get(id)?.has(type)));
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
+  const missing = ids.filter((id) => !receiver.hasAll(id, EXPECTED));
   const ms = (values: number[]) => `p50 ${percentile(values, 50).toFixed(0)} ms, p99 ${percentile(values, 99).toFixed(0)} ms (n=${values.length})`;
 
   console.log('');
   console.log(`store                          ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
   console.log(`calls started                  ${ids.length} / ${CALLS} in ${placeSeconds.toFixed(1)} s = ${(ids.length / placeSeconds).toFixed(0)} calls/s`);
-  console.log(`peak concurrent calls          ${peakConcurrent} (sampled every 250 ms from GET /v1/account)`);
+  console.log(`peak concurrent calls          ${concurrent.peak()} (sampled every 250 ms from GET /v1/account)`);
   console.log(`flow webhooks answered         answer ${flowRequests.answer}, action_url ${flowRequests.menu}`);
   console.log(`answer webhook round trip      ${ms(answerWaits)}`);
   console.log(`action_url round trip          ${ms(actionWaits)}`);
   console.log(`all flow webhooks              ${ms([...answerWaits, ...actionWaits])}`);
   console.log(`completed after a dial         ${completedWithDial}`);
-  console.log(`calls with all 6 events        ${ids.length - missing.length} (webhook deliveries: ${seenEvents.size} distinct events)`);
-  console.log(`server peak RSS (VmHWM)        ${hwm ? (Number(hwm) / 1024).toFixed(0) : '?'} MiB`);
+  console.log(`calls with all 6 events        ${ids.length - missing.length} (webhook deliveries: ${receiver.distinct()} distinct events)`);
+  console.log(`server peak RSS (VmHWM)        ${peakRss()} MiB`);
   console.log(`total time                     ${((Date.now() - started) / 1000).toFixed(1)} s${overdue() ? ' (DEADLINE REACHED)' : ''}`);
   const ok = ids.length === CALLS && completedWithDial === CALLS && missing.length === 0 && active === 0;
   console.log(ok ? '\nOK: every call completed its IVR with its events.' : `\nFAILED: ${missing.length} calls missing events, e.g. ${missing.slice(0, 3).join(', ')}`);
   exitCode = ok ? 0 : 1;
 } finally {
-  clearInterval(sampler);
+  concurrent.stop();
   await server.stop();
-  for (const s of [receiver, flowServer]) {
-    s.closeAllConnections();
-    s.close();
-  }
+  receiver.close();
+  closeNow(flowServer);
 }
 process.exit(exitCode);

@@ -122,6 +122,8 @@ export type MediaResult =
     /** Recogniser confidence 0..1 (1 in the sandbox). */
     confidence: number | null;
     reason: 'num_digits' | 'finish_key' | 'timeout' | 'speech' | CutShort;
+    /** When the words were said, in talk seconds (live speech only): from voice activity (less its quarter-second pre-roll) to the start of the quiet that ended it. */
+    utterance?: { start: number; end: number } | undefined;
   }
   | { kind: 'record'; reason: 'finish_key' | 'silence' | 'max_length' | CutShort; durationSeconds: number }
   | { kind: 'bridge'; outcome: 'completed' | 'busy' | 'no_answer' | 'failed' | CutShort; talkSeconds: number };

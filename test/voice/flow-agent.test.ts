@@ -2,6 +2,7 @@
 // an AI agent; the agent's conversation (ai.conversation.* on a real receiver) hears the
 // caller's remaining script lines, answers from its knowledge and ends the call; the rest of
 // the flow does not run. An unknown agent is a failed verb and the flow goes on.
+// issue 12: the agent verb.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';

@@ -3,6 +3,7 @@
 // real flow server on 127.0.0.1; POST /v1/calls/{id}/dtmf sends keys the simulated party
 // hears (call.dtmf.sent). Both: 409 on a call not in progress, Idempotency-Key, scope
 // calls:write. The simulator runs at a tenth of real time so a verb can be cut reliably.
+// issue 12: live POST /v1/calls/{id}/flow interrupting a say, POST /v1/calls/{id}/dtmf; idempotency and scopes on both.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';

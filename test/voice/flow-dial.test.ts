@@ -3,6 +3,7 @@
 // are outcomes, not a dropped call), fires call.dial.completed, and hands the outcome to its
 // action_url on a real flow server; transfer is the call's blind transfer, and the flow goes
 // on when it fails. Webhooks reach a real receiver.
+// issue 12: the dial verb (bridge, busy and no answer as results, time_limit, action_url, call.dial.completed) and the transfer verb.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
@@ -10,6 +11,7 @@ import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
 import { MAGIC, ORDINARY, subscribedReceiver } from './voice-helpers.ts';
 import { allEventsOf, waitForFlowEvent, waitForRunning } from './flow-helpers.ts';
+import { decodeWav } from '../../src/media/wav.ts';
 
 let t: TestServer;
 let acct: CreatedAccount;
@@ -59,6 +61,40 @@ describe('dial', () => {
     const call = (await api().get(`/v1/calls/${id}`)).body;
     assert.equal(call.hangup_source, 'caller', 'our flow hung up, after the bridge');
     assert.ok(call.duration_seconds >= 6, `the call lasted the ring and the talk (${call.duration_seconds} s)`);
+  });
+
+  test('a recorded call hears the dialled party: its lines are on the flow\'s channel while the bridge is up, in the transcript and in the audio, as a live bridge records them', async () => {
+    const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, record: true, flow: [{ say: { text: 'Connecting you now.' } }, { dial: { to: ORDINARY } }, { hangup: {} }] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const id = res.body.id;
+    await receiver.waitForEvent('call.completed', id);
+    const [{ id: recordingId }] = (await api().get(`/v1/calls/${id}/recordings`)).body.data;
+    await receiver.waitForEvent('call.recording.ready', recordingId, 30_000);
+    const recording = (await api().get(`/v1/recordings/${recordingId}`)).body;
+    assert.equal(recording.channels, 2);
+    const segments = recording.transcript.segments as Array<{ channel: number; speaker: string; text: string; start: number; end: number }>;
+    // An outbound call: the flow's side (and so whoever it bridges in) is the caller, channel 0,
+    // as on a live call, whose recording hears the bridged leg on our side; the far end (which
+    // says nothing here) is channel 1. No phone number is a speaker: the dial result names it.
+    assert.deepEqual([...new Set(segments.map((s) => s.speaker))], ['caller']);
+    const said = segments.filter((s) => s.text === 'Connecting you now.');
+    const dialled = segments.filter((s) => s.start > said[0]!.end);
+    assert.deepEqual(said.map((s) => [s.channel, s.speaker]), [[0, 'caller']]);
+    assert.ok(dialled.length >= 2, `the dialled party speaks: ${JSON.stringify(segments)}`);
+    assert.ok(dialled.every((s) => s.channel === 0 && s.speaker === 'caller'), 'on the flow\'s channel, as the flow\'s party');
+    assert.equal(dialled[0]!.text, 'Hello?', 'it answers the way a called number does in the sandbox');
+    assert.equal(segments.filter((s) => s.channel === 1).length, 0, 'the far end said nothing');
+    // It rings 1 s after the say, answers, and speaks from half a second on for its 5 s of talk.
+    const answeredAt = dialled[0]!.start - 0.5;
+    assert.ok(answeredAt >= said[0]!.end + 1 - 0.01, `answered at ${answeredAt}, the say ended at ${said[0]!.end}`);
+    assert.ok(dialled.at(-1)!.end <= answeredAt + 5 + 0.01, `last word at ${dialled.at(-1)!.end}: ${JSON.stringify(segments)}`);
+
+    const media = await fetch(`${t.url}/v1/recordings/${recordingId}/media`, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
+    const wav = decodeWav(Buffer.from(await media.arrayBuffer()));
+    const peak = (channel: number, from: number, to: number) => wav.samples[channel]!.slice(Math.round(from * wav.sampleRate), Math.round(to * wav.sampleRate)).reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    for (const s of dialled) {
+      assert.ok(peak(0, s.start, s.end) > 10 * peak(1, s.start, s.end), `"${s.text}" is heard on channel 0 (${peak(0, s.start, s.end)}) and not on 1 (${peak(1, s.start, s.end)})`);
+    }
   });
 
   test('busy, no answer and failure are outcomes: the flow goes on with its next verb', async () => {

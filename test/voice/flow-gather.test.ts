@@ -2,6 +2,7 @@
 // /v1/sandbox/calls/{id}/press and /say), num_digits, finish_on_key, timeout, barge-in over
 // nested prompts, call.gather.completed on a real receiver, and the flow going on after it.
 // The simulator runs at a tenth of real time here so a test can act inside a verb reliably.
+// issue 12: the gather verb (dtmf, speech in the sandbox, barge-in, timeouts) and POST /v1/sandbox/calls/{id}/press and /say.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';

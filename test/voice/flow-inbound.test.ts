@@ -2,6 +2,7 @@
 // answer webhook on a real server, an IVR menu with a gather and its action_url), voice_flow
 // (speech from a caller script), and a number with nothing configured (a spoken message, a
 // hang-up and call.flow.failed). The caller is a sandbox script of press/say/wait/hangup steps.
+// issue 12: inbound calls by voice_url, voice_flow and nothing configured (spoken message, call.flow.failed); caller_script; voice configuration checks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';

@@ -2,25 +2,22 @@
 // 127.0.0.1 (once per URL: it is cached), its duration times the play on the test clock
 // (loop included), it can be a gather's prompt, and a URL that does not give a playable WAV
 // is skipped with its reason in the flow log, never a stuck call.
+// issue 12: the play verb (fetched under the URL policy, cached, loop).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 import { encodeWav } from '../../src/media/wav.ts';
-import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC } from './voice-helpers.ts';
 import { waitForFlowEvent } from './flow-helpers.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-let from: string;
 let audio: Server;
 let base: string;
 const hits = new Map<string, number>();
-const api = () => t.as(acct.keys.sandbox);
 const SCALE = 0.01;
+const sandbox = useSandboxAccount({ SWITCHBOARD_SIM_TIME_SCALE: String(SCALE) });
+const api = sandbox.api;
 
 /** 3 s of a 440 Hz tone at 16 kHz: the play must last 3 simulated seconds per loop. */
 const TONE = encodeWav({ sampleRate: 16000, channels: 1, samples: [Int16Array.from({ length: 48000 }, (_, i) => Math.round(8000 * Math.sin(2 * Math.PI * 440 * i / 16000)))] });
@@ -34,20 +31,14 @@ before(async () => {
   });
   await new Promise<void>((r) => audio.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(audio.address() as AddressInfo).port}`;
-  t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: String(SCALE) });
-  acct = await t.createAccount('scale');
-  from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
 });
 after(async () => {
-  await receiver.close();
-  await t.close();
   audio.closeAllConnections();
   await new Promise<void>((r) => audio.close(() => r()));
 });
 
 async function place(flow: unknown[]): Promise<string> {
-  const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow });
+  const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body.id;
 }
@@ -58,9 +49,9 @@ describe('play', () => {
   test('the WAV is fetched once per URL, and plays for its duration times loop', async () => {
     const url = `${base}/tone-a.wav`;
     const first = await place([{ play: { url, loop: 2 } }, { hangup: {} }]);
-    await receiver.waitForEvent('call.completed', first);
+    await sandbox.receiver.waitForEvent('call.completed', first);
     const second = await place([{ play: { url } }, { hangup: {} }]);
-    await receiver.waitForEvent('call.completed', second);
+    await sandbox.receiver.waitForEvent('call.completed', second);
     assert.equal(hits.get('/tone-a.wav'), 1, 'the second call played the cached file');
     const [a, b] = await Promise.all([first, second].map(async (id) => (await api().get(`/v1/calls/${id}/flow`)).body.log));
     assert.deepEqual(a.map((e: any) => [e.verb, e.result]), [['play', { reason: 'finished' }], ['hangup', {}]]);
@@ -76,7 +67,7 @@ describe('play', () => {
     assert.equal((await api().patch(`/v1/numbers/${number.id}`, { voice_flow: [gather] })).status, 200);
     const res = await api().post('/v1/sandbox/inbound_calls', { from: '+14155550123', to: number.phone_number, caller_script: [{ press: '7' }] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const [event] = await waitForFlowEvent(receiver, res.body.id, 'call.gather.completed');
+    const [event] = await waitForFlowEvent(sandbox.receiver, res.body.id, 'call.gather.completed');
     assert.deepEqual([event!.data.object.digits, event!.data.object.reason], ['7', 'num_digits']);
     const log = (await api().get(`/v1/calls/${res.body.id}/flow`)).body.log;
     assert.ok(simulated(log[0]) >= 6 - 0.1, `the prompt (2 x 3 s) played before the key: ${simulated(log[0])} simulated s`);
@@ -85,7 +76,7 @@ describe('play', () => {
 
   test('a URL that gives no playable WAV (404, not audio) is skipped, its reason logged; the flow goes on', async () => {
     const id = await place([{ play: { url: `${base}/missing.wav` } }, { play: { url: `${base}/text` } }, { say: { text: 'Still here.' } }]);
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     const log = (await api().get(`/v1/calls/${id}/flow`)).body.log;
     assert.deepEqual(log.map((e: any) => [e.verb, e.result.reason]), [['play', 'failed'], ['play', 'failed'], ['say', 'finished']]);
     assert.match(log[0].result.detail, /answered 404/);
@@ -93,7 +84,7 @@ describe('play', () => {
   });
 
   test('a play URL outside the URL policy is refused when the flow is given', async () => {
-    const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ play: { url: 'http://0.0.0.0:9/a.wav' } }] });
+    const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [{ play: { url: 'http://0.0.0.0:9/a.wav' } }] });
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.equal(res.body.errors[0].field, 'flow[0].play.url');
   });

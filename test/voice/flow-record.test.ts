@@ -8,6 +8,7 @@ import { startTestServer, type CreatedAccount, type TestServer } from '../helper
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { waitForRunning } from './flow-helpers.ts';
 
 let t: TestServer;
 let acct: CreatedAccount;
@@ -41,7 +42,7 @@ async function readyRecording(id: string) {
   return (await api().get(`/v1/recordings/${id}`)).body;
 }
 
-describe('record', () => {
+describe('issue 12: the record verb', () => {
   test('captures what the caller says until silence: a recording with its events and transcript; the flow goes on', async () => {
     const words = 'please call me back tomorrow morning';
     const { id, log } = await callIn(
@@ -57,9 +58,9 @@ describe('record', () => {
     const recording = await readyRecording(result.recording_id);
     assert.deepEqual([recording.call_id, recording.source, recording.channels, recording.status], [id, 'flow', 1, 'ready']);
     assert.equal(recording.transcript.segments.map((s: any) => s.text).join(' '), words);
-    assert.equal(recording.transcript.segments[0].speaker, CALLER, 'the caller spoke');
+    assert.equal(recording.transcript.segments[0].speaker, 'caller', 'the caller spoke (a party, never its number)');
     const types = receiver.events().filter((e) => e.data.object?.id === result.recording_id).map((e) => e.type);
-    assert.deepEqual([...new Set(types)], ['call.recording.started', 'call.recording.stopped', 'call.recording.ready']);
+    assert.deepEqual([...new Set(types)], ['call.recording.started', 'call.recording.stopped', 'call.recording.processing', 'call.recording.ready']);
     const media = await fetch(`${t.url}/v1/recordings/${result.recording_id}/media`, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
     const wav = decodeWav(Buffer.from(await media.arrayBuffer()));
     assert.equal(wav.channels, 1);
@@ -85,6 +86,44 @@ describe('record', () => {
     assert.equal(log[0].result.duration_seconds, 3);
     const recording = await readyRecording(log[0].result.recording_id);
     assert.equal(recording.duration_seconds, 3);
+  });
+
+  test('issue 12: its recording belongs to the verb: start, pause and stop through the API are 409; a new flow ends it and it becomes ready', async () => {
+    const call = (await api().post('/v1/calls', { from: number.phone_number, to: MAGIC.staysUp, flow: [{ record: { max_length: 300, silence_timeout: 0, beep: false } }] })).body;
+    await waitForRunning(api(), call.id, 0);
+    const [recordingId] = (await api().get(`/v1/calls/${call.id}`)).body.recordings;
+    for (const action of ['pause', 'stop', 'start']) {
+      const res = await api().post(`/v1/recordings/${recordingId}/${action}`);
+      assert.equal(res.status, 409, `${action}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'invalid_state_transition');
+      assert.match(res.body.detail, /record verb .* POST \/v1\/calls\/call_\w+\/flow/);
+    }
+    assert.equal((await api().get(`/v1/recordings/${recordingId}`)).body.status, 'recording', 'nothing changed');
+    // Moving the call on ends the verb: the recording is processed as usual.
+    assert.equal((await api().post(`/v1/calls/${call.id}/flow`, { flow: [{ hangup: {} }] })).status, 200);
+    const ready = await readyRecording(recordingId);
+    assert.equal(ready.status, 'ready');
+    const log = (await api().get(`/v1/calls/${call.id}/flow`)).body.log;
+    assert.equal(log[0].result.reason, 'interrupted');
+    assert.equal(log[0].result.recording_id, recordingId);
+    // Stopping a recording already stopped returns it as it is (finishing actions repeat safely); restarting is still refused.
+    const stop = await api().post(`/v1/recordings/${recordingId}/stop`);
+    assert.deepEqual([stop.status, stop.body.status], [200, 'ready']);
+    assert.equal((await api().post(`/v1/recordings/${recordingId}/start`)).status, 409);
+  });
+
+  test('on an outbound call it records the callee, speaker `callee`, as the live record verb does (test/sip/live-flow-speech.test.ts)', async () => {
+    const message = 'this is the callee leaving a message';
+    // No silence timeout (simulated seconds are short here): a key ends it once the callee spoke.
+    const call = (await api().post('/v1/calls', { from: number.phone_number, to: MAGIC.staysUp, flow: [{ record: { max_length: 300, silence_timeout: 0, transcribe: true, beep: false } }, { hangup: {} }] })).body;
+    await waitForRunning(api(), call.id, 0);
+    const said = await api().post(`/v1/sandbox/calls/${call.id}/say`, { text: message });
+    assert.equal(said.status, 200, JSON.stringify(said.body));
+    assert.equal((await api().post(`/v1/sandbox/calls/${call.id}/press`, { digits: '#' })).status, 200);
+    await receiver.waitForEvent('call.completed', call.id);
+    const [recordingId] = (await api().get(`/v1/calls/${call.id}`)).body.recordings;
+    const recording = await readyRecording(recordingId);
+    assert.deepEqual(recording.transcript.segments.map((s: any) => [s.channel, s.speaker, s.text]), [[0, 'callee', message]]);
   });
 
   test('a caller who hangs up mid-message leaves a recording of what they said', async () => {

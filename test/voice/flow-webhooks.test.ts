@@ -3,6 +3,7 @@
 // (timeout, 500, not JSON, an invalid flow with its JSON path, an empty flow, a redirect
 // loop) ending in the fallback URL or in the apology and hang-up, each with call.flow.failed.
 // The flow webhooks and the event webhooks both reach real servers on 127.0.0.1.
+// issue 12: answer_url, action_url, redirect; every failure path (timeout, 500, invalid JSON, invalid flow, empty flow, redirect loop) ends in fallback or apology with call.flow.failed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
@@ -120,6 +121,8 @@ describe('a failing flow webhook is never silence', () => {
       const call = (await api().get(`/v1/calls/${id}`)).body;
       assert.equal(call.status, 'completed');
       assert.equal(call.hangup_source, 'caller');
+      // issue 12: a flow that ends the call never reads as an API hangup.
+      assert.match(call.hangup_reason, /flow failed \(see call\.flow\.failed/);
     });
   }
 

@@ -2,6 +2,7 @@
 // (400 naming each JSON path), runs when the call is answered (say, pause, hangup on the
 // simulator's media port, on the test clock), ends the call when it says so or runs out, and
 // leaves a log of every verb on GET /v1/calls/{id}/flow. Webhooks reach a real receiver.
+// issue 12: say, pause and hangup verbs; the flow log; an inline flow validated at once (400, errors[] by path); the seed's 200 unchanged; a flow's end in hangup_reason.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
@@ -67,6 +68,8 @@ describe('an inline flow on POST /v1/calls', () => {
     assert.equal(done.status, 'completed');
     assert.equal(done.hangup_cause, 'normal_clearing');
     assert.equal(done.hangup_source, 'caller', 'our side hung up, not the called party');
+    // issue 12: the reason says the flow did it, not the API.
+    assert.equal(done.hangup_reason, 'The call\'s flow hung up (a hangup verb).');
 
     const res = await api().get(`/v1/calls/${call.id}/flow`);
     assert.equal(res.status, 200);
@@ -94,7 +97,20 @@ describe('an inline flow on POST /v1/calls', () => {
     await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const flow = (await api().get(`/v1/calls/${call.id}/flow`)).body;
     assert.deepEqual(flow.log.map((e: any) => e.result), [{ reason: 'finished' }]);
-    assert.equal((await api().get(`/v1/calls/${call.id}`)).body.hangup_source, 'caller');
+    const ended = (await api().get(`/v1/calls/${call.id}`)).body;
+    assert.equal(ended.hangup_source, 'caller');
+    // issue 12: a flow that ran out is not "hung up through the API"; its call.completed says the same.
+    assert.match(ended.hangup_reason, /^The call's flow ran out of verbs/);
+    const completed = receiver.events().find((e) => e.type === 'call.completed' && e.data.object.id === call.id)!;
+    assert.equal(completed.data.object.hangup_reason, ended.hangup_reason);
+  });
+
+  test('an API hangup during a flow still says it was the API', async () => {
+    const call = (await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ pause: { seconds: 600 } }] })).body;
+    await receiver.waitForEvent('call.answered', call.id);
+    const hung = await api().post(`/v1/calls/${call.id}/hangup`);
+    assert.equal(hung.status, 200, JSON.stringify(hung.body));
+    assert.equal(hung.body.hangup_reason, 'The call was hung up through the API (POST /v1/calls/{id}/hangup).');
   });
 
   test('the called party hanging up mid-verb ends the verb with reason hangup', async () => {

@@ -1,12 +1,13 @@
 // What the sandbox phone network "says" on a simulated call. The words feed
 // both the synthetic audio and the transcript, so recordings line up in time.
+import type { Speaker } from '../../modules/recordings/transcript.ts';
 
 /** 0 = caller / `from` side, 1 = callee / `to` side. */
 export type CallChannel = 0 | 1;
 
 export interface DialogueLine {
   channel: CallChannel;
-  speaker: 'caller' | 'callee';
+  speaker: Speaker;
   text: string;
 }
 

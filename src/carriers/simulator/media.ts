@@ -1,6 +1,8 @@
 // The simulator's MediaPort: the sandbox's audio, on the account's test clock. Recordings
-// are captured as spans of the call's talk time (state in calls.carrier_state); when one
-// stops, a durable render job synthesises what was heard in those spans and streams it to
+// are captured as spans of the call's talk time (state in calls.carrier_state); on a flow
+// call, every operation and every word of the far end adds to the call's sound
+// (flow-sound.ts) as it happens. When a recording stops, a durable render job synthesises
+// what was heard in its spans and streams it to
 // the recording's sink in one-second-aligned slices, at most RENDER_CHUNK_SECONDS per job,
 // yielding to the event loop between slices. Memory stays bounded by one slice whatever the
 // call's length, no job holds its lease for long, and a crash resumes the file where the
@@ -14,14 +16,14 @@ import { CallerScripts } from './caller-script.ts';
 import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
 import { recordingFrames, recordingTranscript } from './call-audio.ts';
 import { readSimState, writeSimState, type SimState } from './sim-state.ts';
-import { bridgePlan } from './bridge.ts';
+import { bridgePlan, bridgedWords } from './bridge.ts';
 import { recordKey, recordResult, recordTimer, recordWords, startRecord } from './record.ts';
+import { addSound, cutSound, farEndChannel, farEndSpeaker, farEndWords, flowChannel, mixPlays, opSeconds, promptSound, soundOfSpans, type PlayedAudio } from './flow-sound.ts';
+import { readFile } from 'node:fs/promises';
+import { LINE_RATE, readPcm16Wav, toLineRate } from '../speech/pcm.ts';
 
 const RENDER_JOB = 'simulator.recording_render';
 const OP_JOB = 'simulator.media_op';
-/** The simulated text-to-speech speaks at the pace of the simulated parties. */
-const SPEECH_WORDS_PER_SECOND = 3;
-const SPEECH_GAP_SECONDS = 0.4;
 
 interface OpStep {
   callId: string;
@@ -73,9 +75,11 @@ export class SimulatedMediaPort implements MediaPort {
     if (op.kind === 'collect') {
       // Prompts play, then the timer for the first input runs; input moves it (collect.ts).
       const prompts = round3(op.prompts.reduce((sum, p) => sum + opSeconds(p), 0));
-      const collect: CollectState = { op, promptsEndAt: round3(await this.elapsed(trx, call) + prompts), digits: '', speech: null, tick: 0 };
+      const now = await this.elapsed(trx, call);
+      const collect: CollectState = { op, promptsEndAt: round3(now + prompts), digits: '', speech: null, tick: 0 };
       const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
-      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, collect }, ...(script ? { script } : {}) });
+      const sound = addSound(state.sound, promptSound(op.prompts, now, flowChannel(call)));
+      await writeSimState(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind, collect }, ...(script ? { script } : {}) });
       // A scripted caller waiting to press or speak does so once the prompts are over.
       if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, prompts);
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
@@ -97,11 +101,16 @@ export class SimulatedMediaPort implements MediaPort {
       // The dialled leg's whole course is known now (bridge.ts): one job ends it with its outcome.
       const plan = bridgePlan(op, call.id, state.legs.length);
       const answerAt = plan.answerAfter === null ? null : round3(await this.elapsed(trx, call) + plan.answerAfter);
-      await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind, bridge: { answerAt } } });
+      // What the dialled party says is heard on the flow's side (a bridge cut short cuts it too, in opEnded).
+      const said = answerAt === null ? [] : bridgedWords(op, call.id, state.legs.length, answerAt, plan.result.talkSeconds, flowChannel(call));
+      const sound = said.length > 0 ? addSound(state.sound, { segments: said }) : state.sound;
+      await writeSimState(trx, call.id, { ...state, ...(sound ? { sound } : {}), op: { id: opId, kind: op.kind, bridge: { answerAt } } });
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', result: plan.result }, plan.endsAfter);
       return;
     }
-    await writeSimState(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
+    // say, play and pause: the flow's side is heard from now (flow-sound.ts).
+    const sound = addSound(state.sound, promptSound([op], await this.elapsed(trx, call), flowChannel(call)));
+    await writeSimState(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind } });
     await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, opSeconds(op));
   }
 
@@ -117,10 +126,22 @@ export class SimulatedMediaPort implements MediaPort {
   async farEnd(trx: Trx, call: CallRow, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
     const state = await readSimState(trx, call.id);
     const collect = state.op?.collect;
-    if (state.op?.record) await this.recordHears(trx, call, state, input);
+    // One instant for everything this input does, so the words and a barge-in's cut line up.
+    const now = await this.elapsed(trx, call);
+    if (input.kind === 'speech') {
+      // Whatever the flow is doing, the far end's words are on the call (its recordings hear them).
+      const said = farEndWords(input.text, now, farEndChannel(call));
+      if (said) {
+        state.sound = addSound(state.sound, { segments: [said] });
+        await writeSimState(trx, call.id, state);
+      }
+    }
+    if (state.op?.record) await this.recordHears(trx, call, state, input, now);
     if (state.op && collect) {
-      const now = await this.elapsed(trx, call);
+      const promptsEndAt = collect.promptsEndAt;
       const decision = input.kind === 'dtmf' ? pressDigits(collect, input.digits, now) : sayWords(collect, input.text, now);
+      // Barge-in cut the prompts: nothing of them sounds after this moment.
+      if (collect.promptsEndAt < promptsEndAt) state.sound = cutSound(state.sound, flowChannel(call), now);
       if (decision.kind !== 'ignored') {
         await writeSimState(trx, call.id, state);
         const step: OpStep = { callId: call.id, opId: state.op.id, reason: 'finished', tick: collect.tick };
@@ -138,10 +159,9 @@ export class SimulatedMediaPort implements MediaPort {
   }
 
   /** A running record hears the far end: its words go into the capture, a finish key ends it. */
-  private async recordHears(trx: Trx, call: CallRow, state: SimState, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
+  private async recordHears(trx: Trx, call: CallRow, state: SimState, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>, now: number): Promise<void> {
     const op = state.op!;
     const record = op.record!;
-    const now = await this.elapsed(trx, call);
     if (input.kind === 'dtmf') {
       if (!recordKey(record, input.digits)) return;
       record.tick += 1; // every timer set so far is now stale
@@ -149,8 +169,7 @@ export class SimulatedMediaPort implements MediaPort {
       await this.scheduleOp(trx, call, { callId: call.id, opId: op.id, reason: 'finished', tick: record.tick, result: recordResult(record, 'finish_key', now) }, 0);
       return;
     }
-    const farEnd = call.direction === 'inbound' ? call.from_number : call.to_number;
-    const segment = recordWords(record, input.text, now, farEnd);
+    const segment = recordWords(record, input.text, now, farEndSpeaker(call));
     if (!segment) return;
     state.captures?.[record.recordingId]?.words?.push(segment);
     await writeSimState(trx, call.id, state);
@@ -188,6 +207,8 @@ export class SimulatedMediaPort implements MediaPort {
         await writeSimState(trx, call.id, state);
         return result;
       }
+      // Cut short: the prompt stops sounding now.
+      if (reason !== 'finished') state.sound = cutSound(state.sound, flowChannel(call), await this.elapsed(trx, call));
       await writeSimState(trx, call.id, state);
       if (collect) return reason === 'finished' ? (step.result ?? timerResult(collect)) : collectResult(collect, reason);
       if (bridge) {
@@ -273,9 +294,12 @@ export class SimulatedMediaPort implements MediaPort {
     const capture = state.captures?.[step.recordingId];
     if (!capture || capture.generation !== step.generation || capture.spans.at(-1)?.end === null) return;
     const { format } = capture;
-    const { transcript, durationSeconds } = capture.words
-      ? { transcript: capture.words, durationSeconds: capture.spans.reduce((sum, s) => sum + Math.max(0, (s.end ?? s.start) - s.start), 0) }
-      : recordingTranscript(call.id, state.legs, capture.spans);
+    // A record verb hears the far end only; a tap of a flow call hears the flow and the far end
+    // (flow-sound.ts); a tap of any other call hears its scripted parties (call-audio.ts).
+    const { transcript, durationSeconds, plays } = capture.words
+      ? { transcript: capture.words, durationSeconds: capture.spans.reduce((sum, s) => sum + Math.max(0, (s.end ?? s.start) - s.start), 0), plays: [] }
+      : call.flow_state ? soundOfSpans(state.sound, capture.spans) : { ...recordingTranscript(call.id, state.legs, capture.spans), plays: [] };
+    const files = new PlayedFiles(format.sampleRate);
     const total = Math.round(durationSeconds * format.sampleRate);
     const sink = await sinks.open(call.account_id, step.recordingId, format, step.fromFrame);
     try {
@@ -284,7 +308,9 @@ export class SimulatedMediaPort implements MediaPort {
       const slice = SLICE_SECONDS * format.sampleRate;
       while (frame < until) {
         const count = Math.min(slice - (frame % slice), until - frame);
-        await sink.write(recordingFrames(transcript, format, step.recordingId, frame, count));
+        const frames = recordingFrames(transcript, format, step.recordingId, frame, count);
+        mixPlays(frames, await files.load(plays), format.sampleRate, frame, (path) => files.pcm(path));
+        await sink.write(frames);
         frame += count;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -305,23 +331,42 @@ export class SimulatedMediaPort implements MediaPort {
   }
 }
 
-/** How long an operation takes in the sandbox, in simulated seconds. */
-function opSeconds(op: MediaOp): number {
-  switch (op.kind) {
-    case 'speak': {
-      const words = op.text.split(/\s+/).filter(Boolean).length;
-      return round3((words / SPEECH_WORDS_PER_SECOND + SPEECH_GAP_SECONDS) * Math.max(1, op.loop));
-    }
-    case 'silence':
-      return op.seconds;
-    case 'play':
-      return round3(op.seconds * Math.max(1, op.loop));
-    default:
-      throw new Error(`the simulator does not run ${op.kind} operations yet`);
-  }
-}
-
 function simpleResult(kind: string, reason: 'finished' | 'interrupted' | 'hangup'): MediaResult {
   if (kind !== 'speak' && kind !== 'play' && kind !== 'silence') throw new Error(`no simple result for a ${kind} operation`);
   return { kind, reason };
+}
+
+/**
+ * The WAV files a recording's plays need, read once per render job at the recording's rate.
+ * A file gone from the cache (the data dir was cleared) plays as silence.
+ */
+class PlayedFiles {
+  private readonly byPath = new Map<string, Int16Array>();
+
+  constructor(private readonly sampleRate: number) {}
+
+  /** Reads the files of `plays` not read yet; returns `plays`. */
+  async load(plays: readonly PlayedAudio[]): Promise<readonly PlayedAudio[]> {
+    for (const { path } of plays) {
+      if (this.byPath.has(path)) continue;
+      try {
+        const { sampleRate, samples } = readPcm16Wav(await readFile(path));
+        this.byPath.set(path, resample(samples, sampleRate, this.sampleRate));
+      } catch {
+        this.byPath.set(path, new Int16Array(0));
+      }
+    }
+    return plays;
+  }
+
+  pcm(path: string): Int16Array {
+    return this.byPath.get(path) ?? new Int16Array(0);
+  }
+}
+
+function resample(samples: Int16Array, from: number, to: number): Int16Array {
+  if (from === to) return samples;
+  if (to === LINE_RATE) return toLineRate(samples, from);
+  // Recordings are 8 kHz; any other rate takes the nearest sample.
+  return Int16Array.from({ length: Math.floor((samples.length * to) / from) }, (_, i) => samples[Math.floor((i * from) / to)] ?? 0);
 }

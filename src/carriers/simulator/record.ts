@@ -6,7 +6,7 @@
 // sandbox `record` really holds the caller's speech. media.ts stores the state and turns
 // decisions into durable jobs.
 import type { MediaResult, RecordOp } from '../media-port.ts';
-import type { TranscriptSegment } from '../../modules/recordings/transcript.ts';
+import type { Speaker, TranscriptSegment } from '../../modules/recordings/transcript.ts';
 
 export const BEEP_SECONDS = 0.5;
 /** Words per second of the simulated far end's speech (the simulator's pace everywhere). */
@@ -58,7 +58,7 @@ export function recordKey(state: RecordState, digits: string): boolean {
  * Words said at `now`: returned as a transcript segment in recording seconds (clipped to the
  * maximum length); the silence timer restarts after the last word. Mutates `state`.
  */
-export function recordWords(state: RecordState, text: string, now: number, speaker: string): TranscriptSegment | null {
+export function recordWords(state: RecordState, text: string, now: number, speaker: Speaker): TranscriptSegment | null {
   const words = text.split(/\s+/).filter(Boolean);
   const from = Math.max(now, state.startAt);
   const timed = words.map((word, i) => ({

@@ -9,6 +9,7 @@ import type { CollectState } from './collect.ts';
 import type { CallerScriptState } from './caller-script.ts';
 import type { RecordState } from './record.ts';
 import type { TranscriptSegment } from '../../modules/recordings/transcript.ts';
+import type { CallSound } from './flow-sound.ts';
 
 export interface SimCapture {
   format: RecordingFormat;
@@ -32,6 +33,8 @@ export interface SimState {
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
   op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState };
+  /** A flow call: what its flow said and played and what the far end said, in talk seconds (flow-sound.ts). */
+  sound?: CallSound;
   /** The scripted caller of an inbound sandbox call (caller-script.ts). */
   script?: CallerScriptState;
 }

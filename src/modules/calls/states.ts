@@ -7,6 +7,7 @@ import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { CallRow } from './tables.ts';
+import type { FlowEnd } from './flows/state.ts';
 
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -23,7 +24,7 @@ export const TRANSITIONS: Record<CallStatus, readonly CallStatus[]> = {
 };
 
 /** The event each status emits when a call enters it (`queued` on creation). */
-export const STATUS_EVENTS: Record<CallStatus, EventType> = {
+export const STATE_EVENTS: Record<CallStatus, EventType> = {
   queued: 'call.queued',
   ringing: 'call.ringing',
   in_progress: 'call.answered',
@@ -51,15 +52,26 @@ export type HangupCause = (typeof HANGUP_CAUSES)[number];
 export const HANGUP_SOURCES = ['caller', 'callee', 'carrier', 'system'] as const;
 export type HangupSource = (typeof HANGUP_SOURCES)[number];
 
+const FLOW_END_REASONS: Record<FlowEnd, string> = {
+  hangup_verb: 'The call\'s flow hung up (a hangup verb).',
+  ran_out: 'The call\'s flow ran out of verbs, so Switchboard hung up (as after the last verb of a TwiML document).',
+  apology: 'The call\'s flow failed (see call.flow.failed for why), so the caller heard an apology and Switchboard hung up.',
+};
+
 /** A readable sentence for how a call ended (the call's `hangup_reason`, and `failure.message`). */
-export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source' | 'timeout' | 'time_limit'>): string | null {
+export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source' | 'timeout' | 'time_limit' | 'direction' | 'flow_state'>): string | null {
   const cause = call.hangup_cause as HangupCause | null;
   switch (cause) {
     case null: return null;
-    case 'normal_clearing':
+    case 'normal_clearing': {
+      // Our side hung up: the call's flow did it (a sentence of its own), or the API.
+      const ours = call.hangup_source === (call.direction === 'inbound' ? 'callee' : 'caller');
+      const ended = ours && call.flow_state ? (JSON.parse(call.flow_state) as { ended?: FlowEnd }).ended : undefined;
+      if (ended) return FLOW_END_REASONS[ended];
       if (call.hangup_source === 'caller') return 'The call was hung up through the API (POST /v1/calls/{id}/hangup).';
       if (call.hangup_source === 'callee') return 'The called party hung up.';
       return 'The call ended normally.';
+    }
     case 'user_busy': return 'The called party was busy.';
     case 'no_answer': return `The called party did not answer within the ring timeout (${call.timeout} s).`;
     case 'call_rejected': return 'The called party rejected the call.';
@@ -98,7 +110,7 @@ export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, t
   // Every ended call also emits call.completed (once), after its outcome's own event, so a
   // customer subscribed only to the interface's five events learns of busy, unanswered,
   // failed and canceled calls too; `status`, `hangup_cause` and `failure` say how it ended.
-  const types = isFinal(to) && STATUS_EVENTS[to] !== 'call.completed' ? [STATUS_EVENTS[to], 'call.completed' as const] : [STATUS_EVENTS[to]];
+  const types = isFinal(to) && STATE_EVENTS[to] !== 'call.completed' ? [STATE_EVENTS[to], 'call.completed' as const] : [STATE_EVENTS[to]];
   for (const type of types) {
     await deps.events.emit(trx, {
       accountId: next.account_id, mode: next.mode, type, resourceType: 'call', resourceId: next.id, object, webhookUrl: next.webhook_url, clock: deps.clock,

@@ -82,6 +82,9 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
     app.post(`/v1/recordings/:id/${action}`, {
       config: { scope: 'recordings:write' },
       schema: { operationId: `${action}Recording`, tags, summary, params: IdParams,
+        description: 'A recording made by a flow\'s record verb (source flow) belongs to the verb, which ends it: '
+          + 'starting, pausing or stopping it is 409 invalid_state_transition (stopping one already stopped returns it as it is). '
+          + 'To cut it short, give the call its next flow with POST /v1/calls/{id}/flow.',
         response: { 200: Recording, ...problemResponses('not_found', 'invalid_state_transition', 'call_not_in_progress', ...(action === 'start' ? ['recording_in_progress', 'recording_deleted'] as const : [])) } },
     }, async (request) => run.call(recordings, request.auth, request.params.id));
   }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { PageQuery, Timestamp } from '../../platform/schemas.ts';
 import { RECORDING_STATUSES } from './states.ts';
 import { PII_TYPES } from './pii.ts';
+import { SPEAKERS } from './transcript.ts';
 
 const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
 export const PiiTypeSchema = literals(PII_TYPES);
@@ -11,7 +12,10 @@ const Seconds = Type.Number({ description: 'Seconds from the start of the record
 
 export const TranscriptSegmentSchema = Type.Object({
   channel: Type.Integer({ description: '0 = the caller (from) side, 1 = the called party (to) side.' }),
-  speaker: Type.String(),
+  speaker: Type.Enum([...SPEAKERS], {
+    description: 'Whose side of the call the words were heard on, the same on sandbox and live calls: caller = the from side, callee = the to side. '
+      + 'What a flow says or plays (and a party its dial reached, heard through the flow\'s side) is the flow\'s party: the callee of an inbound call, the caller of an outbound one.',
+  }),
   start: Seconds,
   end: Seconds,
   text: Type.String(),

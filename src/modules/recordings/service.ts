@@ -174,6 +174,18 @@ export class RecordingService {
     return { row: await this.lock(trx, id) as RecordingRow, call };
   }
 
+  /**
+   * For the media port's callbacks (no caller): the recording's call, then the recording, the
+   * order the API's writers take them in. Locking the recording alone here deadlocked on
+   * PostgreSQL with a restart of the same recording (call held, recording wanted).
+   */
+  private async lockCallThenRecording(trx: Trx, id: string): Promise<RecordingRow | undefined> {
+    const found = await trx.selectFrom('recordings').select('call_id').where('id', '=', id).executeTakeFirst();
+    if (!found) return undefined;
+    await this.calls.lock(trx, found.call_id);
+    return this.lock(trx, id);
+  }
+
   private async lock(trx: Trx, id: string): Promise<RecordingRow | undefined> {
     let q = trx.selectFrom('recordings').selectAll().where('id', '=', id);
     if (this.platform.database.engine === 'postgres') q = q.forUpdate();
@@ -185,6 +197,7 @@ export class RecordingService {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
       assertNotDeleted(row);
+      assertNotFlowOwned(row, 'started again');
       if (row.status === 'recording') throw new Problem('invalid_state_transition', `Recording ${id} is already recording.`);
       if (call.status !== 'in_progress') {
         throw new Problem('call_not_in_progress', `Recording ${id} belongs to call ${call.id}, which is ${call.status}: only a live call can be recorded.`);
@@ -203,6 +216,7 @@ export class RecordingService {
   async pause(caller: Caller, id: string): Promise<Recording> {
     return inTransaction(this.db, async (trx) => {
       const { row, call } = await this.lockWithCall(trx, caller, id);
+      assertNotFlowOwned(row, 'paused');
       const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
       const next = await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'paused', { spans: closeSpan(row.spans, at) });
       await this.port(call).pauseCapture(trx, call, row.id);
@@ -216,6 +230,7 @@ export class RecordingService {
       const { row, call } = await this.lockWithCall(trx, caller, id);
       // Finishing actions repeat safely (docs/api.md): a recording already stopped is returned as it is.
       if (row.status !== 'recording' && row.status !== 'paused') return this.present(row);
+      assertNotFlowOwned(row, 'stopped through the API');
       const at = row.status === 'recording' ? await this.port(call).elapsed(trx, call) : 0;
       return this.present(await this.stop(trx, row, call, at, caller.clock));
     });
@@ -224,12 +239,12 @@ export class RecordingService {
   /** The port closed the sink: the file is complete, so the recording is ready (stopped -> processing -> ready). */
   private async captured(id: string, file: CapturedFile): Promise<void> {
     await inTransaction(this.db, async (trx) => {
-      const current = await this.lock(trx, id);
+      const current = await this.lockCallThenRecording(trx, id);
       // Restarted meanwhile (the next stop captures again), or a duplicate close: nothing to do.
       if (!current || (current.status !== 'stopped' && current.status !== 'processing')) return;
       const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
-      const processing = current.status === 'stopped' ? await transition(trx, this.deps(clock, null), current, 'processing') : current;
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', current.call_id).executeTakeFirstOrThrow();
+      const processing = current.status === 'stopped' ? await transition(trx, this.deps(clock, call.webhook_url), current, 'processing') : current;
       await transition(trx, this.deps(clock, call.webhook_url), processing, 'ready', {
         media_path: file.path, size_bytes: file.sizeBytes, duration_ms: file.durationMs, transcript: JSON.stringify(file.transcript), error: null,
       });
@@ -238,11 +253,11 @@ export class RecordingService {
 
   private async finish(id: string, to: 'ready' | 'failed', extra: TransitionExtra): Promise<void> {
     await inTransaction(this.db, async (trx) => {
-      const current = await this.lock(trx, id);
+      const current = await this.lockCallThenRecording(trx, id);
       if (!current || (current.status !== 'processing' && current.status !== 'stopped')) return;
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', current.call_id).executeTakeFirstOrThrow();
       const clock = await this.platform.sandboxClocks.clockFor(current.account_id, current.mode, trx);
-      const from = current.status === 'stopped' ? await transition(trx, this.deps(clock, null), current, 'processing') : current;
+      const from = current.status === 'stopped' ? await transition(trx, this.deps(clock, call.webhook_url), current, 'processing') : current;
       await transition(trx, this.deps(clock, call.webhook_url), from, to, extra);
     });
   }
@@ -270,6 +285,8 @@ export class RecordingService {
       const changes = { transcript: JSON.stringify(segments), redacted: 1, redactions: JSON.stringify(redactions), updated_at: now };
       await trx.updateTable('recordings').set(changes).where('id', '=', id).execute();
       const next = { ...row, ...changes };
+      // Earlier events (call.recording.ready, ...) carried the words now masked: they carry the redacted transcript from now on.
+      if (ranges.length > 0) await this.scrubEventPayloads(trx, id, { transcript: this.present(next).transcript });
       const call = await trx.selectFrom('calls').select('webhook_url').where('id', '=', row.call_id).executeTakeFirstOrThrow();
       await this.events.emit(trx, {
         accountId: row.account_id, mode: row.mode, type: 'call.recording.redacted', resourceType: 'recording', resourceId: id,
@@ -298,19 +315,28 @@ export class RecordingService {
       const next = await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'deleted', {
         transcript: null, media_path: null, size_bytes: null,
       });
-      await this.scrubEventPayloads(trx, id);
+      await this.scrubEventPayloads(trx, id, { transcript: null, media_url: null });
       await this.media.remove(row.media_path ?? this.media.pathFor(row.account_id, row.id));
       return this.present(next);
     });
   }
 
-  /** The recording's stored events keep their envelope but lose the transcript and the media URL. */
-  private async scrubEventPayloads(trx: Trx, id: string): Promise<void> {
+  /**
+   * The recording's stored events keep their envelope, but what they showed of its words is
+   * replaced: by nothing once it is deleted (transcript and media URL), by the redacted
+   * transcript once it is redacted. GET /v1/events and pending webhook deliveries read these
+   * rows, so no unredacted word is served again. An event from before the transcript existed
+   * (transcript null) stays as it was.
+   */
+  private async scrubEventPayloads(trx: Trx, id: string, replace: Partial<Pick<Recording, 'transcript' | 'media_url'>>): Promise<void> {
     const events = await trx.selectFrom('events').select(['id', 'data']).where('resource_id', '=', id).execute();
     for (const event of events) {
       const data = JSON.parse(event.data) as Partial<Recording>;
-      if (data.transcript === null && data.media_url === null) continue;
-      await trx.updateTable('events').set({ data: JSON.stringify({ ...data, transcript: null, media_url: null }) }).where('id', '=', event.id).execute();
+      const scrubbed = { ...data };
+      if ('transcript' in replace && data.transcript != null) scrubbed.transcript = replace.transcript!;
+      if ('media_url' in replace && data.media_url != null) scrubbed.media_url = replace.media_url!;
+      if (JSON.stringify(scrubbed) === event.data) continue;
+      await trx.updateTable('events').set({ data: JSON.stringify(scrubbed) }).where('id', '=', event.id).execute();
     }
   }
 
@@ -350,6 +376,20 @@ function assertNotDeleted(row: RecordingRow): void {
   if (row.status === 'deleted') {
     throw new Problem('recording_deleted', `Recording ${row.id} was deleted (DELETE /v1/recordings/${row.id}); its audio and transcript no longer exist.`);
   }
+}
+
+/**
+ * A flow's record verb owns its recording: the verb decides when it ends (finish key, silence,
+ * max_length) and the flow moves on when it does, so pausing, stopping or restarting it through
+ * the API would leave the verb waiting on a capture that no longer runs. The way to cut it
+ * short is to move the call on (POST /v1/calls/{id}/flow), which ends the verb and processes
+ * the recording.
+ */
+function assertNotFlowOwned(row: RecordingRow, action: string): void {
+  if (row.source !== 'flow') return;
+  throw new Problem('invalid_state_transition',
+    `Recording ${row.id} is made by the record verb of call ${row.call_id}'s flow and cannot be ${action}: the verb ends it (finish key, silence or max_length). `
+    + `To end it now, give the call its next flow with POST /v1/calls/${row.call_id}/flow; the recording is then processed and becomes ready.`);
 }
 
 /** Ends the open span at `at` (never before its start). */

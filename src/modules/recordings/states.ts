@@ -1,5 +1,6 @@
-// The recording state machine as data: each allowed move and the event it emits (null =
-// internal step, no event). One function, `transition`, checks, stamps, UPDATEs and emits.
+// The recording state machine as data: each allowed move and the event it emits (every move
+// emits one: test/platform/state-events.test.ts audits it). One function, `transition`,
+// checks, stamps, UPDATEs and emits.
 //
 //   recording -> paused | stopped        paused -> recording (resumed) | stopped
 //   stopped -> processing | recording    processing -> ready | failed
@@ -15,10 +16,10 @@ import type { RecordingRow } from './tables.ts';
 export const RECORDING_STATUSES = ['recording', 'paused', 'stopped', 'processing', 'ready', 'failed', 'deleted'] as const;
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
-export const TRANSITIONS: Record<RecordingStatus, Partial<Record<RecordingStatus, EventType | null>>> = {
+export const TRANSITIONS: Record<RecordingStatus, Partial<Record<RecordingStatus, EventType>>> = {
   recording: { paused: 'call.recording.paused', stopped: 'call.recording.stopped' },
   paused: { recording: 'call.recording.resumed', stopped: 'call.recording.stopped' },
-  stopped: { processing: null, recording: 'call.recording.started' },
+  stopped: { processing: 'call.recording.processing', recording: 'call.recording.started' },
   processing: { ready: 'call.recording.ready', failed: 'call.recording.failed' },
   ready: { recording: 'call.recording.started', deleted: 'call.recording.deleted' },
   failed: { deleted: 'call.recording.deleted' },

@@ -1,7 +1,8 @@
 // The verbs that hand the call to someone else: `transfer` (the call's blind transfer) and
 // `agent` (an AI conversation, started by the AI module). Both end the flow's part when they
 // succeed; a failure is an outcome in the log and the flow goes on, except a call that cannot
-// do it at all (an agent on a live call), which fails the flow like any unsupported verb.
+// do it at all (an agent on a live server that cannot hear speech), which fails the flow like
+// any unsupported verb.
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { Trx } from '../../../store/transaction.ts';
@@ -12,7 +13,10 @@ import type { CallService } from '../service.ts';
 import type { FlowFailure } from './flow-webhook.ts';
 import { closeEntry, flowLogOf, flowStateOf, saveFlow, type FlowLogEntry, type FlowReplacement, type FlowState } from './state.ts';
 
-export type FlowAgentHandover = { ok: true; conversationId: string } | { ok: false; unsupported: boolean; detail: string };
+export type FlowAgentHandover =
+  | { ok: true; conversationId: string }
+  /** `apology`: what the caller hears instead of the generic apology when the call cannot have an agent. */
+  | { ok: false; unsupported: boolean; detail: string; apology?: string };
 
 /** How the agent verb hands a call to an AI agent (implemented by the AI module). */
 export interface FlowAgents {
@@ -22,7 +26,7 @@ export interface FlowAgents {
 /** What the interpreter does next, called back from here. */
 export interface FlowSteps {
   advance(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock): Promise<void>;
-  apologise(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, failure: FlowFailure & { url: null }): Promise<void>;
+  apologise(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, failure: FlowFailure & { url: null }, apology?: string): Promise<void>;
   switchTo(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, replacement: FlowReplacement): Promise<void>;
 }
 
@@ -75,7 +79,7 @@ export class FlowHandovers {
   /**
    * The agent verb: an AI conversation takes the call over (the AI module starts it in this
    * transaction) and the flow's part is done. An agent that cannot take it (unknown, paused)
-   * is a failed verb and the flow goes on; a call that cannot have one (live) fails the flow.
+   * is a failed verb and the flow goes on; a call that cannot have one (live, without speech-to-text) fails the flow.
    */
   async agent(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, agentId: string): Promise<void> {
     if (!this.agents) throw new Error('a flow handed a call to an agent before the AI module connected');
@@ -90,6 +94,6 @@ export class FlowHandovers {
     if (!handover.unsupported) return this.steps.advance(trx, call, { ...state, pc: state.pc + 1 }, log, clock);
     await this.steps.apologise(trx, call, state, log, clock, {
       cause: 'unsupported_verb', url: null, statusCode: null, field: `flow[${state.pc}].agent`, detail: `flow[${state.pc}].agent cannot run on this call: ${handover.detail}.`,
-    });
+    }, handover.apology);
   }
 }

@@ -103,14 +103,14 @@ export class FlowInterpreter implements MediaEvents {
     const verb = state.verbs[state.pc];
     if (!verb) {
       // The flow ran out: the call ends, as it does after the last TwiML verb.
-      const saved = await saveFlow(trx, call, { ...state, op: null }, log);
+      const saved = await saveFlow(trx, call, { ...state, op: null, ended: state.failed ? 'apology' : 'ran_out' }, log);
       await this.calls.endFromFlow(trx, saved, clock);
       return;
     }
     const name = verbName(verb);
     if (name === 'hangup') {
       log.push({ index: state.pc, verb: name, started_at: now, ended_at: now, result: {} });
-      const saved = await saveFlow(trx, call, { ...state, op: null, pc: state.pc + 1 }, log);
+      const saved = await saveFlow(trx, call, { ...state, op: null, pc: state.pc + 1, ended: state.failed ? 'apology' : 'hangup_verb' }, log);
       await this.calls.endFromFlow(trx, saved, clock);
       return;
     }
@@ -131,13 +131,16 @@ export class FlowInterpreter implements MediaEvents {
     const opId = `${call.id}:${state.seq + 1}`;
     const urls = audioUrlsOf(verb);
     const audio = new Map<string, CachedAudio>();
-    for (const url of urls) {
+    // The audio cache is on each node's disk: a call held by another node plays from that
+    // node's cache, so the fetch job goes there and runs the verb there.
+    const elsewhere = this.ownerOf(call)?.here === false;
+    for (const url of elsewhere ? [] : urls) {
       const hit = await this.audio.cached(url);
       if (hit) audio.set(url, hit);
     }
     if (audio.size < urls.length && !skipMissing) {
       await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: true }, log);
-      await this.platform.jobs.enqueue(trx, AUDIO_JOB, { callId: call.id, opId } satisfies FetchStep, { clockId: call.mode === 'sandbox' ? call.account_id : null });
+      await this.platform.jobs.enqueue(trx, AUDIO_JOB, { callId: call.id, opId } satisfies FetchStep, this.jobOptions(call));
       return;
     }
     const name = verbName(verb);
@@ -156,6 +159,19 @@ export class FlowInterpreter implements MediaEvents {
     const recordingId = op.kind === 'record' ? op.recordingId : null;
     const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false, recordingId }, log);
     await media.run(trx, saved, opId, op);
+  }
+
+  /** The node holding a live call's media, when several share the database (null: any node). */
+  private ownerOf(call: CallRow): { node: string; here: boolean } | null {
+    return this.carriers.named(call.carrier).ownerOf?.(call) ?? null;
+  }
+
+  /**
+   * A job acting on the call runs where its media is (a sandbox call's, on its test clock):
+   * claimed by another node it would only send each step back as a command.
+   */
+  private jobOptions(call: CallRow): { clockId: string | null; node: string | null } {
+    return { clockId: call.mode === 'sandbox' ? call.account_id : null, node: this.ownerOf(call)?.node ?? null };
   }
 
   private recordings: FlowRecordings | null = null;
@@ -196,7 +212,19 @@ export class FlowInterpreter implements MediaEvents {
     });
   }
 
+  /**
+   * Operations whose id starts with `prefix` belong to someone else on the call (the AI
+   * receptionist's turns on a live call): their ends go there, not to the flow.
+   */
+  routeMedia(prefix: string, events: MediaEvents): void {
+    this.routes.push({ prefix, events });
+  }
+
+  private readonly routes: Array<{ prefix: string; events: MediaEvents }> = [];
+
   async finished(callId: string, opId: string, result: MediaResult): Promise<void> {
+    const route = this.routes.find((r) => opId.startsWith(r.prefix));
+    if (route) return route.events.finished(callId, opId, result);
     await inTransaction(this.db, async (trx) => {
       const call = await this.calls.lock(trx, callId);
       const state = call ? flowStateOf(call) : null;
@@ -282,7 +310,7 @@ export class FlowInterpreter implements MediaEvents {
     // the flow moved on (op changed) if the fetch already answered.
     const step: FetchStep = { callId: call.id, opId };
     await this.platform.jobs.enqueue(trx, FETCH_JOB, step, {
-      clockId: call.mode === 'sandbox' ? call.account_id : null,
+      ...this.jobOptions(call),
       delaySeconds: this.platform.config.flowWebhookTimeoutMs / 1000 + FETCH_BACKUP_GRACE_SECONDS,
     });
     trx.afterCommit(() => {
@@ -340,13 +368,14 @@ export class FlowInterpreter implements MediaEvents {
     await this.advance(trx, call, { ...state, verbs: APOLOGY, pc: 0, op: null, fetch: null, failed: true }, log, clock);
   }
 
-  /** The flow cannot go on and no webhook can help: call.flow.failed, the apology, the hang-up. */
-  private async apologise(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, failure: FlowFailure & { url: null }): Promise<void> {
+  /** The flow cannot go on and no webhook can help: call.flow.failed, the apology (the generic one, or `apology`), the hang-up. */
+  private async apologise(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, failure: FlowFailure & { url: null }, apology?: string): Promise<void> {
     await this.emit(trx, call, 'call.flow.failed', {
       object: 'call_flow_failure', call_id: call.id, cause: failure.cause, detail: failure.detail, url: null,
       status_code: null, field: failure.field, next: 'apology',
     }, clock);
-    await this.advance(trx, call, { ...state, verbs: APOLOGY, pc: 0, op: null, fetch: null, failed: true }, log, clock);
+    const verbs: Verb[] = apology ? [{ say: { text: apology, loop: 1 } }, { hangup: {} }] : APOLOGY;
+    await this.advance(trx, call, { ...state, verbs, pc: 0, op: null, fetch: null, failed: true }, log, clock);
   }
 
   private async emit(trx: Trx, call: CallRow, type: EventType, object: Record<string, unknown>, clock: Clock): Promise<void> {

@@ -35,6 +35,11 @@ export function dialOf(call: CallRow, index: number, to: string, result: Extract
 export function logResultOf(result: MediaResult, verb: Verb | undefined, recordingId: string | null): Record<string, unknown> {
   if (result.kind === 'record') return { recording_id: recordingId, reason: result.reason, duration_seconds: result.durationSeconds };
   if (result.kind === 'bridge') return { to: verb && 'dial' in verb ? verb.dial.to : null, outcome: result.outcome, talk_seconds: result.talkSeconds };
+  if (result.kind === 'collect') {
+    // The utterance's times are for the AI receptionist's transcript, not the flow log.
+    const { kind: _kind, utterance: _utterance, ...rest } = result;
+    return rest;
+  }
   const { kind: _kind, ...rest } = result;
   return rest;
 }

@@ -47,7 +47,12 @@ export interface FlowState {
   recordingId?: string | null;
   /** A transfer verb waits for the call's transfer of this index to settle. */
   transfer?: number | null;
+  /** The flow ended the call, and how: the call's hangup_reason says so (states.ts). */
+  ended?: FlowEnd;
 }
+
+/** How a flow ended its call: a hangup verb, no verb left, or the apology after a failure. */
+export type FlowEnd = 'hangup_verb' | 'ran_out' | 'apology';
 
 /** What a live update runs instead: a flow, or the URL that answers one. */
 export type FlowReplacement = { verbs: Verb[] } | { url: string };

@@ -20,6 +20,7 @@ import { registerJsonBodyParser } from './platform/json-body.ts';
 import { cursorCheck } from './platform/list-cursor.ts';
 import { notFoundExplainer } from './platform/not-found-hints.ts';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.ts';
+import { SharedRateLimiter } from './platform/shared-rate-limiter.ts';
 import { ProblemSchema, problemCodesOf } from './platform/schemas.ts';
 import { FailureSchema } from './platform/failure.ts';
 import { PublicUrl } from './platform/public-url.ts';
@@ -58,6 +59,14 @@ export interface Built {
   draining: { value: boolean };
   /** The outbox emitter, for the CLI and service-level tests (e.g. a rolled-back change). */
   events: EventEmitter;
+}
+
+/** Buckets shared through PostgreSQL when several nodes may serve one account; SQLite is one node. */
+function defaultLimiter(config: Config, database: Database, log: App['log']): RateLimiter {
+  const store = config.rateLimitStore ?? (database.engine === 'postgres' ? 'database' : 'memory');
+  if (store === 'memory') return new MemoryRateLimiter();
+  if (database.engine !== 'postgres') throw new Error('SWITCHBOARD_RATE_LIMIT_STORE=database needs PostgreSQL (DATABASE_URL); SQLite is one node and keeps its buckets in memory');
+  return new SharedRateLimiter(database.db, log);
 }
 
 export async function buildApp(opts: BuildOptions): Promise<Built> {
@@ -142,7 +151,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   });
 
   registerErrorHandling(app, routes, notFoundExplainer(database.db));
-  frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? new MemoryRateLimiter(), anonymousPerMinute: 60 });
+  frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? defaultLimiter(config, database, app.log), anonymousPerMinute: 60 });
 
   app.addSchema(ProblemSchema);
   app.addSchema(FailureSchema);

@@ -35,6 +35,8 @@ export interface Config {
   workerConcurrency: number;
   /** How long a node trusts a cached API-key lookup or active-call count; changes made on this node clear them at once. */
   keyCacheTtlMs: number;
+  /** Where rate-limit buckets live: `database` (shared by every node; PostgreSQL only) or `memory` (this node's). Unset: database on PostgreSQL, memory on SQLite. */
+  rateLimitStore: 'database' | 'memory' | undefined;
   /** Fail fast when code queries the database inside a transaction instead of its trx (tests, development). */
   transactionGuard: boolean;
   /** Fault injection for crash tests: honour `X-Switchboard-Failpoint` headers (never in production). */
@@ -78,6 +80,12 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   return raw;
 }
 
+function rateLimitStore(raw: string | undefined): 'database' | 'memory' | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'database' || raw === 'memory') return raw;
+  throw new Error(`SWITCHBOARD_RATE_LIMIT_STORE must be database or memory, got "${raw}"`);
+}
+
 /** After the immediate first attempt: 5 s x 4^k capped at 10 h, nine retries (see webhooks/retry.ts). */
 export const DEFAULT_RETRY_SCHEDULE = exponentialSchedule();
 
@@ -110,6 +118,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
     keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
+    rateLimitStore: rateLimitStore(env.SWITCHBOARD_RATE_LIMIT_STORE),
     transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),
     testFailpoints: bool(env, 'SWITCHBOARD_TEST_FAILPOINTS', false),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),

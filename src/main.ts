@@ -8,6 +8,8 @@ import { openDatabase, type Database } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { guardTransactions } from './store/transaction.ts';
 import { loadCarriersFile } from './carriers/config/load.ts';
+import { SecretBox } from './platform/secret-box.ts';
+import { checkSecretKey } from './platform/secret-key-check.ts';
 
 export interface Server {
   built: Built;
@@ -27,10 +29,19 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
   const database = openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, backgroundCheckpoints: true, onPoolError: (err) => onPoolError(err),
   });
-  await migrateToLatest(database);
-  const built = await buildApp({
-    config, database, carriers, ...(opts.logger !== undefined ? { logger: opts.logger } : {}), ...(opts.limiter ? { limiter: opts.limiter } : {}),
-  });
+  let built: Built;
+  try {
+    await migrateToLatest(database);
+    // A node with another secret key would fail every delivery it claims: refuse to start instead.
+    await checkSecretKey(database.db, SecretBox.fromConfig(config), new Date());
+    built = await buildApp({
+      config, database, carriers, ...(opts.logger !== undefined ? { logger: opts.logger } : {}), ...(opts.limiter ? { limiter: opts.limiter } : {}),
+    });
+  } catch (err) {
+    // A refused start (another secret key, a setting refused while building, a failed migration) must not leave the store open.
+    await database.close();
+    throw err;
+  }
   const { app, platform, services } = built;
   onPoolError = (err) => app.log.warn({ err }, 'database connection problem (a lost idle PostgreSQL connection is replaced; a failed SQLite checkpoint is retried)');
 

@@ -2,7 +2,8 @@
 // (so a job exists exactly when the change that scheduled it committed), claimed with a
 // lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several nodes share the work), retried with
 // backoff, and survive restarts. A finished job is deleted; a job that exhausts its
-// attempts stays as `failed` for inspection.
+// attempts stays as `failed` for inspection. A job may belong to one media node (`node`):
+// only that node claims it, the others pass it over.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -33,6 +34,11 @@ export interface EnqueueOptions {
   /** A sandbox test clock: advancing it brings this job forward. */
   clockId?: string | null;
   maxAttempts?: number;
+  /**
+   * Only this media node may claim the job (it acts on a live call whose dialog and media live
+   * in that node's memory); default any node.
+   */
+  node?: string | null;
 }
 
 interface Registered {
@@ -57,6 +63,9 @@ export class JobQueue {
   private finished: string[] = [];
   private flushing: Promise<void> | null = null;
   private lastExpiredScan = 0;
+  private renewTimer: NodeJS.Timeout | null = null;
+  /** The media node this process is (PostgreSQL with live SIP calls); null: it claims only jobs of no node. */
+  private node: string | null = null;
 
   constructor(
     private readonly database: Database,
@@ -64,6 +73,11 @@ export class JobQueue {
     private readonly opts: { concurrency: number; pollMs: number; leaseMs: number; onError: (err: unknown, job: JobRow) => void },
   ) {
     this.db = database.db;
+  }
+
+  /** From now on this process also claims the jobs that belong to media node `nodeId`. */
+  serveNode(nodeId: string): void {
+    this.node = nodeId;
   }
 
   register<P>(kind: string, handler: JobHandler<P>, opts: JobKindOptions = {}): void {
@@ -105,6 +119,7 @@ export class JobQueue {
       locked_by: null,
       last_error: null,
       clock_id: opts.clockId ?? null,
+      ...(opts.node ? { node: opts.node } : {}),
       created_at: now.toISOString(),
     };
   }
@@ -132,6 +147,21 @@ export class JobQueue {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    // A lease covers a dead worker, not a slow one: while this process is alive its running
+    // jobs keep their leases, so a job that waits long (an SMPP window slot, a slow webhook)
+    // is never claimed by a second worker and run twice. Renewed at a third of the lease.
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.opts.leaseMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  /** One statement extends the lease of every job this worker is running. */
+  private async renewLeases(): Promise<void> {
+    if (this.active === 0) return;
+    const lockedUntil = new Date(this.clock.now().getTime() + this.opts.leaseMs).toISOString();
+    await this.db.updateTable('jobs').set({ locked_until: lockedUntil })
+      .where('state', '=', 'running').where('locked_by', '=', this.workerId)
+      .execute()
+      .catch((err) => this.opts.onError(err, { id: 'renew' } as JobRow));
   }
 
   /** Stops claiming, then waits for the jobs in hand to finish (graceful shutdown). */
@@ -140,6 +170,8 @@ export class JobQueue {
     this.notify();
     await this.loop;
     while (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.renewTimer) clearInterval(this.renewTimer);
+    this.renewTimer = null;
   }
 
   /**
@@ -211,7 +243,12 @@ export class JobQueue {
       .where(state === 'pending' ? 'run_at' : 'locked_until', '<=', now)
       .orderBy('run_at').orderBy('id').limit(limit);
     if (clockId !== null) due = due.where('clock_id', '=', clockId);
-    if (this.database.engine === 'postgres') due = due.forUpdate().skipLocked();
+    if (this.database.engine === 'postgres') {
+      // Only PostgreSQL runs several nodes; on SQLite no job has a node and the claim stays as it was.
+      const node = this.node;
+      due = due.where((eb) => (node === null ? eb('node', 'is', null) : eb.or([eb('node', 'is', null), eb('node', '=', node)])));
+      due = due.forUpdate().skipLocked();
+    }
     return due;
   }
 

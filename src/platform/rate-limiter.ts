@@ -1,6 +1,7 @@
 // Token buckets per account and mode (and per client IP before authentication).
-// The interface is async-capable so a shared store (Redis) can replace the in-memory one
-// when several nodes serve one account; the in-memory one answers synchronously.
+// The interface is async-capable: on PostgreSQL the buckets live in the shared database
+// (shared-rate-limiter.ts) so several nodes spend one budget; SQLite is one node and keeps
+// them here, in memory, answering synchronously.
 
 export interface RateLimitPolicy {
   /** Sustained requests per minute; the bucket also holds this many (the burst). */
@@ -28,6 +29,18 @@ interface Bucket {
   updatedMs: number;
 }
 
+/** The answer for a bucket of `capacity` holding `tokens` after a take of `cost` was (or was not) allowed. */
+export function bucketDecision(capacity: number, tokens: number, allowed: boolean, cost: number): RateLimitDecision {
+  const perSecond = capacity / 60;
+  return {
+    allowed,
+    limit: capacity,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((capacity - tokens) / perSecond),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - tokens) / perSecond)),
+  };
+}
+
 export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private sweepAtMs = 0;
@@ -53,13 +66,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const allowed = bucket.tokens >= cost;
     if (allowed) bucket.tokens -= cost;
     if (nowMs >= this.sweepAtMs) this.sweep(nowMs);
-    return {
-      allowed,
-      limit: capacity,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((capacity - bucket.tokens) / perMs / 1000),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - bucket.tokens) / perMs / 1000)),
-    };
+    return bucketDecision(capacity, bucket.tokens, allowed, cost);
   }
 
   /** Full buckets carry no information; dropping them keeps memory bounded. */

@@ -63,6 +63,8 @@ export interface JobRow {
   last_error: string | null;
   /** Jobs on a sandbox test clock move when that clock is advanced; null = real time. */
   clock_id: string | null;
+  /** Only this media node may claim the job: it acts on a live call held in that node's memory (migration 0021); null: any node. */
+  node?: string | null;
   created_at: string;
 }
 
@@ -114,6 +116,13 @@ export interface EventRow {
   created_at: string;
 }
 
+/** The secret key's check value (src/platform/secret-key-check.ts): one row, id 'v1'. */
+export interface SecretKeyCheckRow {
+  id: string;
+  sealed: string;
+  created_at: string;
+}
+
 export interface PlatformTables {
   accounts: AccountRow;
   api_keys: ApiKeyRow;
@@ -122,4 +131,5 @@ export interface PlatformTables {
   sandbox_clocks: SandboxClockRow;
   numbers: NumberRow;
   events: EventRow;
+  secret_key_check: SecretKeyCheckRow;
 }

@@ -129,6 +129,23 @@ describe('durable job queue', () => {
     assert.ok(ran);
   });
 
+  test('a job that runs longer than its lease keeps it: a second worker never runs it again', async () => {
+    const { database } = await fresh();
+    const slowWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 300, onError: () => {} });
+    const otherWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 300, onError: () => {} });
+    const runs: string[] = [];
+    // Five leases long: without renewal the other worker finds the lease expired and runs it too.
+    slowWorker.register('slow', async () => { runs.push('slow worker'); await new Promise((r) => setTimeout(r, 1500)); });
+    otherWorker.register('slow', async () => { runs.push('other worker'); });
+    await inTransaction(database.db, async (trx) => { await slowWorker.enqueue(trx, 'slow', {}); });
+    slowWorker.start();
+    await waitUntil(() => runs.length === 1);
+    otherWorker.start();
+    await new Promise((r) => setTimeout(r, 2000));
+    await Promise.all([slowWorker.stop(), otherWorker.stop()]);
+    assert.deepEqual(runs, ['slow worker']);
+  });
+
   test('several workers never run the same job twice', async () => {
     const { database } = await fresh();
     const seen = new Map<number, number>();
@@ -141,5 +158,30 @@ describe('durable job queue', () => {
     await waitUntil(() => seen.size === 200, 15_000);
     await Promise.all(workers.map((w) => w.stop()));
     assert.ok([...seen.values()].every((c) => c === 1), 'each job ran exactly once');
+  });
+
+  // Several media nodes share PostgreSQL (docs/live-voice.md): a job acting on a live call
+  // belongs to the node holding that call's media. SQLite is one node, and gives no job a node.
+  test('a job given to a node is claimed only by the worker serving that node; jobs of no node by any', { skip: !process.env.DATABASE_URL }, async () => {
+    const { database } = await fresh();
+    const ranBy: Array<[string, string]> = [];
+    const nodeA = queue(database);
+    const nodeB = queue(database);
+    nodeA.serveNode('node_a');
+    nodeB.serveNode('node_b');
+    nodeA.register('act', async (p: { n: string }) => { ranBy.push([p.n, 'a']); });
+    nodeB.register('act', async (p: { n: string }) => { ranBy.push([p.n, 'b']); });
+    await inTransaction(database.db, async (trx) => {
+      for (let i = 0; i < 20; i++) await nodeB.enqueue(trx, 'act', { n: `for_a_${i}` }, { node: 'node_a' });
+      for (let i = 0; i < 20; i++) await nodeA.enqueue(trx, 'act', { n: `for_b_${i}` }, { node: 'node_b' });
+      for (let i = 0; i < 20; i++) await nodeA.enqueue(trx, 'act', { n: `any_${i}` });
+    });
+    nodeA.start();
+    nodeB.start();
+    await waitUntil(() => ranBy.length === 60, 15_000);
+    await Promise.all([nodeA.stop(), nodeB.stop()]);
+    assert.deepEqual(ranBy.filter(([n]) => n.startsWith('for_a_')).map(([, by]) => by), Array(20).fill('a'));
+    assert.deepEqual(ranBy.filter(([n]) => n.startsWith('for_b_')).map(([, by]) => by), Array(20).fill('b'));
+    assert.equal(new Set(ranBy.map(([n]) => n)).size, 60, 'each job ran once');
   });
 });

@@ -8,6 +8,7 @@ before(async () => { t = await startTestServer(); });
 after(() => t.close());
 
 describe('rate limits', () => {
+  // issue 10.16: at Remaining 0, Retry-After says when one request is allowed again, Reset when the bucket is full.
   test('a trial account gets 60 requests, then 429 rate_limited with Retry-After', async () => {
     const acct = await t.createAccount('trial');
     const api = t.as(acct.keys.sandbox);
@@ -77,7 +78,7 @@ describe('trial', () => {
   });
 });
 
-describe('a rate limiter that answers asynchronously, as a shared store (Redis) would', () => {
+describe('a rate limiter that answers asynchronously, as the shared PostgreSQL buckets do', () => {
   let shared: TestServer;
   before(async () => {
     const memory = new MemoryRateLimiter();

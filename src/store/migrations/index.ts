@@ -16,6 +16,9 @@ import * as numberVoice from './0017_number_voice.ts';
 import * as webhookListen from './0018_webhook_listen.ts';
 import * as sipNodes from './0019_sip_nodes.ts';
 import * as messageCancel from './0020_message_cancel.ts';
+import * as callNodes from './0021_call_nodes.ts';
+import * as secretKeyCheck from './0022_secret_key_check.ts';
+import * as rateLimitBuckets from './0023_rate_limit_buckets.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -34,4 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0018_webhook_listen': webhookListen,
   '0019_sip_nodes': sipNodes,
   '0020_message_cancel': messageCancel,
+  '0021_call_nodes': callNodes,
+  '0022_secret_key_check': secretKeyCheck,
+  '0023_rate_limit_buckets': rateLimitBuckets,
 };

@@ -1,42 +1,54 @@
 // npm run bench:sip — how many concurrent recorded live calls one node carries.
 //
 // A real server runs in this process (startServer, SQLite unless BENCH_DATABASE_URL, fresh
-// data dir; enterprise plan, so no concurrent-call cap) with one SIP trunk: SIPp on
-// 127.0.0.1 as the UAS, answering every call and echoing every RTP packet back (-rtp_echo),
-// so media flows both ways at 50 packets/s per direction for the whole call. For each step
+// data dir; enterprise plan, so no concurrent-call cap) with BENCH_SIP_PEERS SIP trunks
+// (default 8), each a SIPp on 127.0.0.1 as the UAS with its own SIP and media port,
+// answering every call and echoing every RTP packet back (-rtp_echo), so media flows both
+// ways at 50 packets/s per direction for the whole call. Calls are spread round-robin over
+// the peers (one live number bound to each trunk). Why several: SIPp's echo is one socket
+// read by one thread for all of its calls, and no SIPp option sizes that socket's receive
+// buffer (-rtp_buffsize applies to its rtpstream sockets only), so one SIPp carrying 200
+// calls (10,000 packets/s into a 208 KiB buffer, about 27 ms of slack) overflowed whenever
+// the shared machine descheduled it, and the bench measured SIPp, not us. For each step
 // N (BENCH_SIP_STEPS, default 25,50,100,200) it POSTs N live calls at once, each recorded
 // and running a flow (a `say`, then a `pause` of BENCH_SIP_HOLD seconds, then we hang up).
 // Once all N are up it measures a window of BENCH_SIP_WINDOW seconds and reports:
 //   - CPU per call: user+system of this process (HTTP, SIP, database, and the media worker
 //     thread) over the window, as a share of one core, divided by N; SIPp's CPU beside it
 //   - packet loss and late packets, from our media engine's per-call counters (RFC 3550
-//     sequence accounting; late = arrived after its jitter-buffer playout)
-//   - event-loop delay p99 of the main thread and of the media worker thread, and the
-//     media clock's late and skipped 20 ms ticks
+//     sequence accounting over the echoed stream: a packet we sent that SIPp did not echo,
+//     or whose echo we did not receive, is lost; late = arrived after its jitter-buffer
+//     playout), and beside it the kernel's drops per side (udp-drops.ts), which say whose
+//     receive buffer a lost packet died in
+//   - event-loop delay p99 over the window of the main thread and of the media worker
+//     threads (the worst of them; the engine runs one per core), and the media clocks'
+//     late and skipped 20 ms ticks over the whole step (N calls set up at once, the
+//     window, and N calls ending at once)
 // A step "breaks" when a call did not complete, a packet was lost, a tick was skipped, or
-// the media worker's loop delay p99 passed 20 ms (one packet time); later steps still run
-// unless BENCH_SIP_STOP_AT_BREAK=1. Every wait is bounded.
+// a media worker's loop delay p99 passed 20 ms (one packet time) in the window; later
+// steps still run unless BENCH_SIP_STOP_AT_BREAK=1. Every wait is bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { loadConfig } from '../src/config.ts';
-import { startServer } from '../src/main.ts';
-import { openDatabase } from '../src/store/db.ts';
-import { migrateToLatest } from '../src/store/migrate.ts';
-import { systemClock } from '../src/platform/clock.ts';
-import { AccountService } from '../src/modules/accounts/service.ts';
-import { NumberService } from '../src/modules/numbers/service.ts';
-import { EventEmitter } from '../src/events/emit.ts';
 import type { LiveSipCarrier } from '../src/carriers/sip/live-carrier.ts';
-import { freshDataDir, freePort } from './lib/spawn.ts';
+import { freshDataDir } from './lib/spawn.ts';
+import { startLiveBenchServer } from './lib/live-server.ts';
 import { freeUdpPort, SCENARIOS, waitForListener } from '../test/helpers/sipp.ts';
+import { UdpDropSampler } from './lib/udp-drops.ts';
 
 const STEPS = (process.env.BENCH_SIP_STEPS ?? '25,50,100,200').split(',').map(Number).filter((n) => n > 0);
 const HOLD = Number(process.env.BENCH_SIP_HOLD ?? 25);
 const WINDOW = Number(process.env.BENCH_SIP_WINDOW ?? 10);
 const STOP_AT_BREAK = process.env.BENCH_SIP_STOP_AT_BREAK === '1';
-const FROM = '+14155550142';
+const PEERS = Math.max(1, Math.min(32, Number(process.env.BENCH_SIP_PEERS ?? 8)));
+/** rtp.workers for the node (unset: the engine's default, one per core). */
+const WORKERS = process.env.BENCH_SIP_WORKERS ? Number(process.env.BENCH_SIP_WORKERS) : undefined;
+/** The live number bound to peer j's trunk. */
+const fromOf = (peer: number) => `+1415555${String(142 + peer).padStart(4, '0')}`;
+const RTP_MIN = 47000;
+const RTP_MAX = 47998;
 
 /** user + system CPU of a process, in ms (Linux /proc). */
 function cpuMsOf(pid: number): number {
@@ -69,7 +81,13 @@ interface StepResult {
   up: number;
   completed: number;
   cpuPerCallPct: number;
+  /** The media worker thread alone: share of one core per call, and CPU per RTP packet handled (in or out). */
+  mediaCpuPerCallPct: number;
+  mediaCpuPerPacketUs: number;
   sippCpuPct: number;
+  /** Datagrams the kernel dropped because a receive buffer was full: on our RTP sockets, on SIPp's media socket. */
+  droppedOurs: number;
+  droppedSipp: number;
   received: number;
   lost: number;
   late: number;
@@ -77,76 +95,78 @@ interface StepResult {
   workerP99: number;
   lateTicks: number;
   skippedTicks: number;
+  /** Skipped ticks by part of the step: while N calls were set up, in the window, while they ended. */
+  skippedWhen: [number, number, number];
   broke: string[];
 }
 
 async function main(): Promise<void> {
   if (spawnSync('sh', ['-c', 'command -v sipp']).status !== 0) throw new Error('bench:sip needs SIPp (sip-tester); .ci/run installs it');
   const dataDir = freshDataDir('sip');
-  const trunkPort = await freeUdpPort();
+  const trunkPorts: number[] = [];
+  for (let j = 0; j < PEERS; j++) trunkPorts.push(await freeUdpPort());
   const sipPort = await freeUdpPort();
-  const carriersFile = join(dataDir, 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 47000, port_max: 47998 }',
-    '  trunks:',
-    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`,
-    '',
-  ].join('\n'));
-  const env = { ...process.env, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', SWITCHBOARD_CARRIERS_FILE: carriersFile, SWITCHBOARD_LOG_LEVEL: 'warn' };
-  const config = loadConfig(env, { host: '127.0.0.1', port: await freePort(), dataDir });
-
-  // The account and its live number, written before the server starts.
-  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir, poolSize: 2 });
-  await migrateToLatest(database);
-  const created = await new AccountService(database.db, systemClock).create({ plan: 'enterprise', name: 'bench' });
-  await new NumberService(database.db, new EventEmitter()).importNumber(systemClock, {
-    accountId: created.account.id, mode: 'live', phoneNumber: FROM, capabilities: ['voice'], type: 'local', country: 'US', inventory: false, voiceTrunk: 'sipp',
+  const { server, created } = await startLiveBenchServer({
+    dataDir, phoneNumber: fromOf(0), trunk: 'sipp0', moreNumbers: trunkPorts.slice(1).map((_, j) => ({ phoneNumber: fromOf(j + 1), trunk: `sipp${j + 1}` })), carriersYaml: [
+      'sip:',
+      `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
+      '  public_host: 127.0.0.1',
+      `  rtp: { port_min: ${RTP_MIN}, port_max: ${RTP_MAX}${WORKERS ? `, workers: ${WORKERS}` : ''} }`,
+      '  trunks:',
+      ...trunkPorts.map((port, j) => `    - { name: sipp${j}, host: 127.0.0.1, port: ${port}, codecs: [PCMU] }`),
+    ],
   });
-  await database.close();
-
-  const server = await startServer(config, { logger: false });
   const carrier = server.built.services.voiceCarriers.forMode('live') as unknown as LiveSipCarrier;
   const auth = { authorization: `Bearer ${created.keys.live}`, 'content-type': 'application/json' };
   const mainLoop = monitorEventLoopDelay({ resolution: 5 });
   mainLoop.enable();
 
-  console.log(`bench:sip  live calls against SIPp (answers, echoes RTP), recorded, flow say + pause ${HOLD} s; ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; window ${WINDOW} s`);
-  console.log('     N   up  done  CPU/call  SIPp CPU   received    lost  late  main p99  media p99  late/skipped ticks  verdict');
+  const workers = (await carrier.mediaEngineStats()).workers;
+  console.log(`bench:sip  ${workers} media worker(s); live calls against ${PEERS} SIPp peers (answer, echo RTP), recorded, flow say + pause ${HOLD} s; ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; window ${WINDOW} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log('     N   up  done  CPU/call  media CPU/call  media CPU/packet  SIPp CPU   received    lost  late  dropped ours/SIPp  main p99  media p99  late/skipped ticks  skipped setup/window/end  verdict');
   // Warm-up, not reported: the speech engine compiles and the prompt enters its cache, as on
   // a node that has been up a while.
-  await step(1, { url: server.url, auth, carrier, mainLoop, trunkPort });
+  await step(1, { url: server.url, auth, carrier, mainLoop, trunkPorts });
   const results: StepResult[] = [];
   for (const n of STEPS) {
-    const result = await step(n, { url: server.url, auth, carrier, mainLoop, trunkPort });
+    const result = await step(n, { url: server.url, auth, carrier, mainLoop, trunkPorts });
     results.push(result);
     console.log([
       String(n).padStart(6), String(result.up).padStart(4), String(result.completed).padStart(5),
-      `${result.cpuPerCallPct.toFixed(2)}%`.padStart(9), `${result.sippCpuPct.toFixed(0)}%`.padStart(9),
+      `${result.cpuPerCallPct.toFixed(2)}%`.padStart(9), `${result.mediaCpuPerCallPct.toFixed(3)}%`.padStart(15),
+      `${result.mediaCpuPerPacketUs.toFixed(2)} µs`.padStart(17), `${result.sippCpuPct.toFixed(0)}%`.padStart(9),
       String(result.received).padStart(10), String(result.lost).padStart(7), String(result.late).padStart(5),
+      `${result.droppedOurs}/${result.droppedSipp}`.padStart(18),
       `${result.mainP99.toFixed(1)} ms`.padStart(9), `${result.workerP99.toFixed(1)} ms`.padStart(10),
-      `${result.lateTicks}/${result.skippedTicks}`.padStart(19), `  ${result.broke.length ? `BREAKS: ${result.broke.join('; ')}` : 'ok'}`,
+      `${result.lateTicks}/${result.skippedTicks}`.padStart(19), result.skippedWhen.join('/').padStart(25), `  ${result.broke.length ? `BREAKS: ${result.broke.join('; ')}` : 'ok'}`,
     ].join(' '));
     if (result.broke.length && STOP_AT_BREAK) break;
   }
   const firstBreak = results.find((r) => r.broke.length);
   console.log(firstBreak ? `  first break at N=${firstBreak.n}` : `  no break up to N=${results.at(-1)?.n}`);
+  console.log(`  load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-async function step(n: number, ctx: { url: string; auth: Record<string, string>; carrier: LiveSipCarrier; mainLoop: ReturnType<typeof monitorEventLoopDelay>; trunkPort: number }): Promise<StepResult> {
-  const sipp = startSipp(n, ctx.trunkPort);
-  await waitForListener(ctx.trunkPort, 'udp');
+async function step(n: number, ctx: { url: string; auth: Record<string, string>; carrier: LiveSipCarrier; mainLoop: ReturnType<typeof monitorEventLoopDelay>; trunkPorts: number[] }): Promise<StepResult> {
+  // Call i goes to peer i % PEERS; a peer with no calls this step is not started.
+  const peers = ctx.trunkPorts.map((port, j) => ({ port, calls: Math.floor(n / PEERS) + (j < n % PEERS ? 1 : 0) })).filter((p) => p.calls > 0);
+  const mediaBase = 48000 + 4 * PEERS * Math.floor(Math.random() * Math.floor(900 / (4 * PEERS)));
+  const sipps = peers.map((peer, j) => startSipp(peer.calls, peer.port, mediaBase + 4 * j));
+  for (const peer of peers) await waitForListener(peer.port, 'udp');
+  const sippMediaPorts = new Set(sipps.flatMap((s) => [s.mediaPort, s.mediaPort + 2]));
+  const oursDrops = new UdpDropSampler((port) => port >= RTP_MIN && port <= RTP_MAX);
+  const sippDrops = new UdpDropSampler((port) => sippMediaPorts.has(port));
+  oursDrops.start();
+  sippDrops.start();
   const before = ctx.carrier.mediaTotals();
   await ctx.carrier.mediaEngineStats({ reset: true });
   ctx.mainLoop.reset();
 
   const flow = [{ say: { text: 'This call is part of a load test. Please hold.' } }, { pause: { seconds: HOLD } }];
   const placed = await Promise.all(Array.from({ length: n }, async (_, i) => {
-    const res = await fetch(`${ctx.url}/v1/calls`, { method: 'POST', headers: ctx.auth, body: JSON.stringify({ from: FROM, to: `+1415555${String(1000 + i).padStart(4, '0')}`, record: true, flow, time_limit: HOLD + 60 }) });
+    const res = await fetch(`${ctx.url}/v1/calls`, { method: 'POST', headers: ctx.auth, body: JSON.stringify({ from: fromOf(i % PEERS), to: `+1415555${String(1000 + i).padStart(4, '0')}`, record: true, flow, time_limit: HOLD + 60 }) });
     const body = await res.json() as { id?: string };
     return res.status === 200 ? body.id : undefined;
   }));
@@ -158,48 +178,72 @@ async function step(n: number, ctx: { url: string; auth: Record<string, string>;
     return up >= ids.length;
   }, 60);
   const cpu0 = ownCpuMs();
-  const sipp0 = cpuMsOf(sipp.child.pid!);
+  const sippCpuMs = () => sipps.reduce((sum, s) => sum + cpuMsOf(s.child.pid!), 0);
+  const sipp0 = sippCpuMs();
+  // Ticks are counted over the whole step (read at the end, with these); loop delay over the window.
+  const setup = await ctx.carrier.mediaEngineStats({ reset: true });
+  ctx.mainLoop.reset();
+  const engine0 = setup;
   const t0 = performance.now();
   await sleep(WINDOW * 1000);
   const seconds = (performance.now() - t0) / 1000;
   const cpuPerCallPct = ((ownCpuMs() - cpu0) / 10 / seconds) / Math.max(1, up);
-  const sippCpuPct = (cpuMsOf(sipp.child.pid!) - sipp0) / 10 / seconds;
+  const sippCpuPct = (sippCpuMs() - sipp0) / 10 / seconds;
   const mainP99 = ctx.mainLoop.percentile(99) / 1e6;
   const engine = await ctx.carrier.mediaEngineStats();
+  const mediaCpuMs = (engine.threadCpuMs ?? NaN) - (engine0.threadCpuMs ?? NaN);
+  const mediaCpuPerCallPct = (mediaCpuMs / 10 / seconds) / Math.max(1, up);
+  const packetsHandled = engine.packetsReceived - engine0.packetsReceived + engine.packetsSent - engine0.packetsSent;
+  const mediaCpuPerPacketUs = (mediaCpuMs * 1000) / Math.max(1, packetsHandled);
 
   // Every call ends by itself when its flow runs out; then SIPp exits (each call got its BYE).
   await until(async () => (await ctx.carrier.mediaEngineStats()).sessions === 0, HOLD + 90);
-  const sippExit = await Promise.race([sipp.exited, sleep(30_000).then(() => null)]);
-  if (sippExit === null) sipp.child.kill('SIGKILL');
+  const final = await ctx.carrier.mediaEngineStats();
+  const sippExits = await Promise.all(sipps.map(async (sipp) => {
+    const code = await Promise.race([sipp.exited, sleep(30_000).then(() => null)]);
+    if (code === null) sipp.child.kill('SIGKILL');
+    return code;
+  }));
+  const sippFailures = sippExits.filter((code) => code !== 0);
+  const droppedOurs = oursDrops.stop();
+  const droppedSipp = sippDrops.stop();
   let completed = 0;
+  // How the calls that did not complete ended (status, hangup cause, SIP code), counted.
+  const otherwise = new Map<string, number>();
   for (const id of ids) {
     const res = await fetch(`${ctx.url}/v1/calls/${id}`, { headers: ctx.auth });
-    if (((await res.json()) as { status: string }).status === 'completed') completed++;
+    const call = (await res.json()) as { status: string; hangup_cause: string | null; hangup_source: string | null; sip_status: number | null };
+    if (call.status === 'completed') completed++;
+    else {
+      const how = [call.status, call.hangup_cause, call.hangup_source, call.sip_status && `SIP ${call.sip_status}`].filter(Boolean).join(' ');
+      otherwise.set(how, (otherwise.get(how) ?? 0) + 1);
+    }
   }
   const after = ctx.carrier.mediaTotals();
   const received = after.packetsReceived - before.packetsReceived;
   const lost = after.packetsLost - before.packetsLost;
   const late = after.latePackets - before.latePackets;
   const broke: string[] = [];
-  if (completed < n) broke.push(`${n - completed} calls not completed`);
+  if (completed < n) broke.push(`${n - completed} calls not completed (${[...otherwise].map(([how, count]) => `${count} ${how}`).join(', ')})`);
   if (lost > 0) broke.push(`${lost} packets lost`);
-  if (engine.ticker.skippedTicks > 0) broke.push(`${engine.ticker.skippedTicks} ticks skipped`);
+  const lateTicks = setup.ticker.lateTicks + final.ticker.lateTicks;
+  const skippedTicks = setup.ticker.skippedTicks + final.ticker.skippedTicks;
+  if (skippedTicks > 0) broke.push(`${skippedTicks} ticks skipped`);
   if (engine.loopDelayP99Ms > 20) broke.push('media loop p99 > 20 ms');
-  if (sippExit !== 0) broke.push(`SIPp exited ${sippExit ?? 'late (killed)'}`);
+  if (sippFailures.length) broke.push(`${sippFailures.length} SIPp exited ${sippFailures.map((code) => code ?? 'late (killed)').join(',')}`);
   return {
-    n, up, completed, cpuPerCallPct, sippCpuPct, received, lost, late, mainP99, workerP99: engine.loopDelayP99Ms,
-    lateTicks: engine.ticker.lateTicks, skippedTicks: engine.ticker.skippedTicks, broke,
+    n, up, completed, cpuPerCallPct, mediaCpuPerCallPct, mediaCpuPerPacketUs, sippCpuPct, droppedOurs, droppedSipp, received, lost, late, mainP99, workerP99: engine.loopDelayP99Ms,
+    lateTicks, skippedTicks, skippedWhen: [setup.ticker.skippedTicks, engine.ticker.skippedTicks, final.ticker.skippedTicks - engine.ticker.skippedTicks], broke,
   };
 }
 
-function startSipp(n: number, port: number): { child: ChildProcess; exited: Promise<number | null> } {
-  const mediaPort = 48000 + 2 * Math.floor(Math.random() * 400);
+function startSipp(n: number, port: number, mediaPort: number): { child: ChildProcess; exited: Promise<number | null>; mediaPort: number } {
   const child = spawn('sipp', [
     '-sf', join(SCENARIOS, 'uas-answer-echo.xml'), '-i', '127.0.0.1', '-p', String(port), '-mi', '127.0.0.1', '-mp', String(mediaPort), '-rtp_echo',
     '-t', 'u1', '-m', String(n), '-nostdin', '-timeout', `${HOLD + 120}s`, '-timeout_error', '-max_socket', String(n + 50),
   ], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited };
+  return { child, exited, mediaPort };
 }
 
 await main();

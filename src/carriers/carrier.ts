@@ -62,6 +62,13 @@ export interface VoiceCarrier {
    * (numbers.voice_trunk) can be placed; throws a Problem when it cannot. Optional.
    */
   checkRoute?(voiceTrunk: string | null): void;
+  /**
+   * Several media nodes: the node whose memory holds `call`'s dialog and media, and whether
+   * that is this process. A job that acts on the call is enqueued for that node
+   * (EnqueueOptions.node); the carrier's own methods carry API actions there themselves.
+   * Absent, or null: any node may act on the call (the sandbox, a single node).
+   */
+  ownerOf?(call: CallRow): { node: string; here: boolean } | null;
   /** Starts placing `call` (status `queued`); progress comes back through CallSignals. */
   place(trx: Trx, call: CallRow): Promise<void>;
   /** Switchboard ends the call (API hangup). Returns the talk time if it was answered. */

@@ -2,11 +2,11 @@
 // shown on the number through the API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { runCli } from '../helpers/cli.ts';
 
 let t: TestServer;
 const carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-bind-')), 'carriers.yaml');
@@ -19,17 +19,7 @@ writeFileSync(carriersFile, [
 before(async () => { t = await startTestServer(); });
 after(() => t.close());
 
-function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile, PW: 'x' };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
+const cli = (...args: string[]) => runCli(t, carriersFile, args, { PW: 'x' });
 
 describe('binding live numbers to carrier links', () => {
   test('import --messaging-carrier binds the number; the API shows it; bind rebinds and unbinds', async () => {

@@ -31,12 +31,24 @@ export function matchAudio(reference: Int16Array, recorded: Int16Array, maxLag =
       loudest = start;
     }
   }
-  let best = { lag: 0, correlation: -1 };
   // A negative lag means the recording started after the reference did (its start is lost,
   // and the score over the whole reference says so).
+  const candidates: Array<{ lag: number; correlation: number }> = [];
   for (let lag = -Math.min(maxLag, loudest); lag <= maxLag && loudest + lag + window <= recorded.length; lag++) {
-    const correlation = correlationAt(reference, recorded, lag, loudest, window);
+    candidates.push({ lag, correlation: correlationAt(reference, recorded, lag, loudest, window) });
+  }
+  // A window can match more than one place (speech or tones that repeat, "10:00 ... 7:00"):
+  // the lags where it matches best (each peak once) are scored over the whole reference, and
+  // the best of those wins.
+  const peaks = candidates.filter((c, i) => c.correlation >= (candidates[i - 1]?.correlation ?? -1) && c.correlation >= (candidates[i + 1]?.correlation ?? -1));
+  peaks.sort((a, b) => b.correlation - a.correlation);
+  let best = { lag: 0, correlation: -1 };
+  for (const { lag } of peaks.slice(0, MAX_CANDIDATES)) {
+    const correlation = correlationAt(reference, recorded, lag, 0, reference.length);
     if (correlation > best.correlation) best = { lag, correlation };
   }
-  return { lag: best.lag, correlation: correlationAt(reference, recorded, best.lag, 0, reference.length) };
+  return best.correlation === -1 ? { lag: 0, correlation: correlationAt(reference, recorded, 0, 0, reference.length) } : best;
 }
+
+/** Peaks of the window's match that are scored whole (bounds the cost on long references). */
+const MAX_CANDIDATES = 24;

@@ -3,11 +3,10 @@
 // writing what it hears to a WAV (the `sndfile` filter dumps the decoded far end as
 // `dump-...-dec.wav`; baresip 1.0's `aufile` is a source only). Its own SIP stack and
 // jitter buffer are the point: nothing of ours is on its side of the call.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitForListener } from './sipp.ts';
+import { startPeerDaemon } from './peer-daemon.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 
 export interface Baresip {
@@ -29,6 +28,8 @@ export interface BaresipOptions {
   /** A 16-bit mono 8 kHz WAV baresip speaks into every call. */
   speaks: string;
   rtpPorts: { min: number; max: number };
+  /** A SIP URI baresip calls as soon as it starts (it is then the caller, speaking `speaks`). */
+  dial?: string;
 }
 
 export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
@@ -55,38 +56,21 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
   ].join('\n'));
   writeFileSync(join(dir, 'accounts'), `<sip:${options.user}@${options.host}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n`);
   writeFileSync(join(dir, 'contacts'), '');
-  const child: ChildProcess = spawn('baresip', ['-f', dir], { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
+  const daemon = await startPeerDaemon({
+    name: 'baresip', command: 'baresip', args: ['-f', dir, ...(options.dial ? ['-e', `/dial ${options.dial}`] : [])], cwd: dir,
+    listens: [{ port: options.port, protocol: 'udp' }],
   });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await waitForListener(options.port, 'udp');
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw new Error(`baresip did not start: ${(err as Error).message}\n${output}`);
-  }
   return {
     dir,
-    log: () => output,
+    log: daemon.log,
     heard: () => {
       const dumps = readdirSync(dir).filter((f) => f.startsWith('dump-') && f.endsWith('-dec.wav')).sort();
       const last = dumps.at(-1);
-      if (!last) throw new Error(`baresip wrote no recording of what it heard in ${dir}\n${output}`);
+      if (!last) throw new Error(`baresip wrote no recording of what it heard in ${dir}\n${daemon.log()}`);
       const wav = decodeWav(readFileSync(join(dir, last)));
       if (wav.sampleRate !== 8000 || wav.channels !== 1) throw new Error(`baresip's recording is ${wav.sampleRate} Hz x ${wav.channels}, expected 8000 x 1`);
       return wav.samples[0]!;
     },
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(killer);
-    },
+    stop: daemon.stop,
   };
 }

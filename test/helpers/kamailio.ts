@@ -3,11 +3,10 @@
 // module's pv_proxy_authenticate, so no database), Record-Routes every dialog it forwards
 // and relays in-dialog requests by their Route headers (loose routing). It runs in the
 // foreground (-DD -E) from a generated config and a private runtime directory.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitForListener } from './sipp.ts';
+import { startPeerDaemon, type PeerDaemonOptions } from './peer-daemon.ts';
 
 export interface KamailioOptions {
   /** Where Kamailio listens (UDP). */
@@ -26,42 +25,87 @@ export interface Kamailio {
   stop(): Promise<void>;
 }
 
-const MODULES = ['kex', 'corex', 'tm', 'sl', 'rr', 'maxfwd', 'pv', 'textops', 'siputils', 'xlog', 'auth'];
+/** How both configs log each request they take: method, CSeq, Call-ID and the transport it came over. */
+export const RELAY_LOG = 'relay $rm cseq=$cs call=$ci from $pr:$si:$sp';
 
-export function kamailioConfig(options: KamailioOptions): string {
-  const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
-  return `#!KAMAILIO
-debug=2
-log_stderror=yes
-fork=no
-children=1
-disable_tcp=yes
-disable_sctp=yes
-listen=udp:${options.host}:${options.port}
-mpath="/usr/lib/x86_64-linux-gnu/kamailio/modules/"
-${MODULES.map((m) => `loadmodule "${m}.so"`).join('\n')}
+/**
+ * The requests Kamailio took, in order, from its log (from character `since`): a UDP
+ * retransmission (same method, CSeq and Call-ID) counts once, so a loaded machine does not
+ * change the list.
+ */
+export function relayedRequests(log: string, since = 0): { method: string; transport: string }[] {
+  const seen = new Set<string>();
+  const out: { method: string; transport: string }[] = [];
+  for (const m of log.slice(since).matchAll(/relay (\w+) cseq=(\d+) call=(\S+) from (\w+):/g)) {
+    const key = `${m[1]}|${m[2]}|${m[3]}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ method: m[1]!, transport: m[4]! });
+  }
+  return out;
+}
 
-request_route {
-  xlog("L_NOTICE", "relay $rm $ru from $si:$sp route=[$hdr(Route)]\\n");
+/** Where Debian installs Kamailio's modules. */
+export const KAMAILIO_MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
+
+/** The modules every test config loads (a stateful relay that logs); each adds its own. */
+const BASE_MODULES = ['kex', 'corex', 'tm', 'sl', 'rr', 'maxfwd', 'pv', 'textops', 'siputils', 'xlog'];
+
+/**
+ * The global section of a test config: log to stderr, one worker, no SCTP, then the
+ * config's own settings, its listeners ("udp:host:port") and its modules beyond the base.
+ */
+export function kamailioConfigHead(own: { settings: string[]; listen: string[]; modules: string[] }): string {
+  return [
+    '#!KAMAILIO',
+    'debug=2',
+    'log_stderror=yes',
+    'children=1',
+    'disable_sctp=yes',
+    ...own.settings,
+    ...own.listen.map((address) => `listen=${address}`),
+    `mpath="${KAMAILIO_MODULES}"`,
+    ...[...BASE_MODULES, ...own.modules].map((m) => `loadmodule "${m}.so"`),
+  ].join('\n');
+}
+
+/**
+ * The start of request_route both configs share: log the request, drop loops, relay
+ * in-dialog requests only when they carry our Record-Route (or ACK a transaction we
+ * relayed), and relay a CANCEL only for a transaction we know.
+ */
+export const RELAY_PROLOGUE = `  xlog("L_NOTICE", "${RELAY_LOG}\\n");
   if (!mf_process_maxfwd_header("10")) {
     sl_send_reply("483", "Too Many Hops");
     exit;
   }
   if (has_totag()) {
-    # In-dialog: only what carries our Record-Route is relayed.
-    if (loose_route()) {
-      route(RELAY);
-    }
-    if (is_method("ACK") && t_check_trans()) {
-      route(RELAY);
-    }
+    if (loose_route()) route(RELAY);
+    if (is_method("ACK") && t_check_trans()) route(RELAY);
     sl_send_reply("404", "Not here");
     exit;
   }
   if (is_method("CANCEL")) {
     if (t_check_trans()) route(RELAY);
     exit;
-  }
+  }`;
+
+/** The route RELAY_PROLOGUE and both request routes end in: forward statefully. */
+export const RELAY_ROUTE = `route[RELAY] {
+  if (!t_relay()) sl_reply_error();
+  exit;
+}`;
+
+export function kamailioConfig(options: KamailioOptions): string {
+  const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
+  return `${kamailioConfigHead({
+    settings: ['fork=no', 'disable_tcp=yes'],
+    listen: [`udp:${options.host}:${options.port}`],
+    modules: ['auth'],
+  })}
+
+request_route {
+${RELAY_PROLOGUE}
   if (is_method("INVITE")) {
     if (!pv_proxy_authenticate(${quote(options.realm)}, ${quote(options.password)}, "0") || $au != ${quote(options.username)}) {
       proxy_challenge(${quote(options.realm)}, "1");
@@ -74,42 +118,26 @@ request_route {
   route(RELAY);
 }
 
-route[RELAY] {
-  if (!t_relay()) sl_reply_error();
-  exit;
-}
+${RELAY_ROUTE}
 `;
 }
 
 export async function startKamailio(options: KamailioOptions): Promise<Kamailio> {
+  return runKamailio(kamailioConfig(options), [{ port: options.port, protocol: 'udp' }]);
+}
+
+/**
+ * Runs Kamailio in the foreground (-DD -E) from `config`, with a private runtime directory
+ * and small memory pools (it relays a handful of messages); ready once it listens on `listens`.
+ */
+export async function runKamailio(config: string, listens: PeerDaemonOptions['listens'], files: Record<string, string> = {}): Promise<Kamailio & { dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'kamailio-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   const cfg = join(dir, 'kamailio.cfg');
-  writeFileSync(cfg, kamailioConfig(options));
-  // Small shared and private memory pools: it relays a handful of messages.
-  const child: ChildProcess = spawn('kamailio', ['-DD', '-E', '-f', cfg, '-m', '32', '-M', '4', '-Y', dir, '-P', join(dir, 'kamailio.pid'), '-w', dir],
-    { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += String(chunk);
+  writeFileSync(cfg, config.replaceAll('@DIR@', dir));
+  const daemon = await startPeerDaemon({
+    name: 'kamailio', command: 'kamailio', cwd: dir, listens,
+    args: ['-DD', '-E', '-f', cfg, '-m', '32', '-M', '4', '-Y', dir, '-P', join(dir, 'kamailio.pid'), '-w', dir],
   });
-  child.stderr?.on('data', (chunk) => {
-    output += String(chunk);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await waitForListener(options.port, 'udp');
-  } catch (err) {
-    child.kill('SIGKILL');
-    throw new Error(`kamailio did not start: ${(err as Error).message}\n${output}`);
-  }
-  return {
-    log: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 3000);
-      await exited;
-      clearTimeout(killer);
-    },
-  };
+  return { dir, log: daemon.log, stop: daemon.stop };
 }

@@ -2,6 +2,7 @@
 // can replay real-world media that nobody here produced.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseRtp, type RtpPacket } from '../../src/carriers/rtp/packet.ts';
+import { decodeG711 } from '../../src/carriers/rtp/g711.ts';
 
 export interface CapturedRtp extends RtpPacket {
   /** Capture time relative to the first packet, in milliseconds. */
@@ -80,4 +81,12 @@ export function writeRtpPcap(path: string, payloads: Uint8Array[], payloadType =
     records.push(record, frame);
   });
   writeFileSync(path, Buffer.concat(records));
+}
+
+/** SIPp's A-law capture as 8 kHz PCM: what a SIPp scenario that plays g711a.pcap streams. */
+export function sippAudio(): Int16Array {
+  const sent = readRtpPcap('/usr/share/sip-tester/g711a.pcap').map((p) => decodeG711('PCMA', p.payload));
+  const reference = new Int16Array(sent.reduce((n, p) => n + p.length, 0));
+  sent.reduce((at, p) => (reference.set(p, at), at + p.length), 0);
+  return reference;
 }

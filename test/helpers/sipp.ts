@@ -3,6 +3,7 @@
 // fails them on CI, where .ci/run installs it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,6 +15,17 @@ export function peerAvailable(binary: string): boolean {
     console.error(`\n!!! ${binary} is not installed: skipping the tests that need it. Install it (see .ci/run) to run them.\n`);
   }
   return found;
+}
+
+/** A TCP port that was free a moment ago (listen on 0, read, release). */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** A UDP port that was free a moment ago (bind to 0, read, release). */

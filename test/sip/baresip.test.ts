@@ -9,11 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { waitForTypes } from '../voice/voice-helpers.ts';
 import { freeUdpPort, peerAvailable } from '../helpers/sipp.ts';
 import { startBaresip, type Baresip } from '../helpers/baresip.ts';
+import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
@@ -25,9 +24,7 @@ const FROM = '+14155550142';
 const TO = '+14155550199';
 const BARESIP_HOST = '127.0.0.3';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
+let lv: LiveVoice;
 let baresip: Baresip | undefined;
 let sweep: Int16Array;
 
@@ -42,42 +39,28 @@ before(async () => {
   sweep = decodeWav(readFileSync(sweepFile)).samples[0]!.subarray(0, 4 * 8000);
 
   const baresipPort = await freeUdpPort();
-  const sipPort = await freeUdpPort();
   baresip = await startBaresip({ host: BARESIP_HOST, user: TO, port: baresipPort, speaks: sweepFile, rtpPorts: { min: 46200, max: 46298 } });
-  const carriersFile = join(dir, 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 46300, port_max: 46398 }',
-    '  trunks:',
-    `    - { name: baresip, host: ${BARESIP_HOST}, port: ${baresipPort}, codecs: [PCMU, PCMA] }`,
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  const imported = spawnSync(process.execPath, ['bin/switchboard.js', 'numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'baresip', '--json'], {
-    env: { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile, ...(t.store.databaseUrl ? { DATABASE_URL: t.store.databaseUrl } : {}) },
+  lv = await startLiveVoice({
+    rtp: [46300, 46398],
+    trunks: [`{ name: baresip, host: ${BARESIP_HOST}, port: ${baresipPort}, codecs: [PCMU, PCMA] }`],
+    numbers: { [FROM]: 'baresip' },
   });
-  assert.equal(imported.status, 0, String(imported.stderr));
-  receiver = await subscribedReceiver(t, acct.keys.live);
 });
 
 after(async () => {
   await baresip?.stop();
-  await receiver?.close();
-  await t?.close();
+  await lv?.close();
 });
 
 describe('baresip as the called user agent', { skip: !hasBaresip || !hasSox }, () => {
   test('auto-answers; hears our say prompt; our recording holds what it said; the flow hangs up', async (ctx) => {
     const greeting = 'Hello from Switchboard. This is a test of live voice.';
-    const live = t.as(acct.keys.live);
+    const live = lv.live();
     const placed = await live.post('/v1/calls', { from: FROM, to: TO, record: true, flow: [{ say: { text: greeting } }, { pause: { seconds: 2 } }] });
     assert.equal(placed.status, 200, JSON.stringify(placed.body));
     const callId = placed.body.id as string;
 
-    const events = await waitForTypes(receiver, callId, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000)
+    const events = await waitForTypes(lv.receiver, callId, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000)
       .catch((err: Error) => assert.fail(`${err.message}\nbaresip said:\n${baresip!.log()}`));
     const done = events[3]!.data.object;
     assert.equal(done.hangup_source, 'caller', 'the flow ran out, so our side hung up');
@@ -99,11 +82,7 @@ describe('baresip as the called user agent', { skip: !hasBaresip || !hasSox }, (
     assert.ok(heard.correlation > 0.99, `what baresip heard vs our prompt: correlation ${heard.correlation}`);
 
     // And the other way: the callee channel of our recording is baresip's sweep.
-    const ofCall = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.recording.ready' && e.data.object.call_id === callId;
-    const ready = (await receiver.waitFor((evs) => evs.some(ofCall), 30_000)).find(ofCall)!;
-    const media = await fetch(`${t.url}/v1/recordings/${ready.data.object.id}/media`, { headers: { authorization: `Bearer ${acct.keys.live}` } });
-    assert.equal(media.status, 200);
-    const recorded = decodeWav(Buffer.from(await media.arrayBuffer()));
+    const recorded = await lv.recordingOf(callId);
     const said = matchAudio(decodeG711('PCMU', encodeG711('PCMU', sweep)), recorded.samples[1]!, 16_000);
     ctx.diagnostic(`our recording of baresip's sweep: correlation ${said.correlation.toFixed(4)} at lag ${said.lag}`);
     assert.ok(said.correlation > 0.99, `our recording's callee channel vs baresip's sweep: correlation ${said.correlation}`);

@@ -4,70 +4,41 @@
 // never reaches an account.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { waitForTypes } from '../voice/voice-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 
 const hasSipp = peerAvailable('sipp');
 const CARRIER_NUMBER = '+14155550142';
 const PBX_NUMBER = '+14155550143';
 const CALLER = '+15557770000';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
+let lv: LiveVoice;
 let sipPort: number;
-let carriersFile: string;
-
-function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 before(async () => {
   if (!hasSipp) return;
-  sipPort = await freeUdpPort();
   process.env.PBX_INBOUND_PASSWORD = 'pbx-s3cret';
-  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-sip-in-')), 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 46000, port_max: 46998 }',
-    '  trunks:',
-    // The carrier sends from 127.0.0.1 only; the PBX may call from anywhere with its password.
-    `    - { name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.1/32] }`,
-    '    - { name: pbx, host: 127.0.0.3, inbound_auth: { username: pbxuser, password: "env:PBX_INBOUND_PASSWORD" } }',
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  for (const [number, trunk] of [[CARRIER_NUMBER, 'carrier'], [PBX_NUMBER, 'pbx']]) {
-    const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', number as string, '--trunk', trunk as string, '--json');
-    assert.equal(imported.status, 0, imported.stderr);
-  }
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  lv = await startLiveVoice({
+    rtp: [46000, 46998],
+    trunks: [
+      // The carrier sends from 127.0.0.1 only; the PBX may call from anywhere with its password.
+      `{ name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.1/32] }`,
+      '{ name: pbx, host: 127.0.0.3, inbound_auth: { username: pbxuser, password: "env:PBX_INBOUND_PASSWORD" } }',
+    ],
+    numbers: { [CARRIER_NUMBER]: 'carrier', [PBX_NUMBER]: 'pbx' },
+  });
+  sipPort = lv.sipPort!;
 });
 
 after(async () => {
-  await receiver?.close();
-  await t?.close();
+  await lv?.close();
 });
 
-const live = () => t.as(acct.keys.live);
+const live = () => lv.live();
 
 async function finalResponse(sipp: SippRun): Promise<string> {
   const result = await sipp.done;
@@ -92,7 +63,7 @@ describe('inbound live calls over SIP', { skip: !hasSipp }, () => {
     assert.ok(call, 'the account sees the call');
     assert.equal(call.direction, 'inbound');
     assert.equal(call.from, CALLER);
-    const events = await waitForTypes(receiver, call.id, ['call.ringing', 'call.answered', 'call.completed'], 30_000);
+    const events = await waitForTypes(lv.receiver, call.id, ['call.ringing', 'call.answered', 'call.completed'], 30_000);
     const completed = events[2]!.data.object;
     assert.equal(completed.hangup_source, 'callee', 'our side (the called number) hung up');
     assert.equal(completed.sip_status, 200);
@@ -117,7 +88,7 @@ describe('inbound live calls over SIP', { skip: !hasSipp }, () => {
     assert.equal(existsSync(join(sipp.dir, 'final-response.txt')), false, 'answered, not refused');
     const [call] = await callsTo(PBX_NUMBER);
     assert.ok(call);
-    await waitForTypes(receiver, call.id, ['call.ringing', 'call.answered', 'call.completed'], 30_000);
+    await waitForTypes(lv.receiver, call.id, ['call.ringing', 'call.answered', 'call.completed'], 30_000);
 
     sipp = await runSipp({ scenario: 'uac-inbound-digest.xml', localIp: '127.0.0.2', remote: `127.0.0.1:${sipPort}`, args: args(CARRIER_NUMBER, 'pbx-s3cret') });
     assert.equal(await finalResponse(sipp), '404', 'the PBX trunk does not deliver the carrier trunk\'s number');

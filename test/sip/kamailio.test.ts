@@ -4,15 +4,10 @@
 // (its Via on top), so in-dialog requests follow the route set both ways.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { waitForTypes } from '../voice/voice-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
-import { startKamailio, type Kamailio } from '../helpers/kamailio.ts';
+import { relayedRequests, startKamailio, type Kamailio } from '../helpers/kamailio.ts';
+import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 
 const hasPeers = peerAvailable('kamailio') && peerAvailable('sipp');
 const FROM = '+14155550142';
@@ -20,9 +15,7 @@ const FROM_WRONG_PASSWORD = '+14155550143';
 const TO = '+14155550199';
 const PROXY_HOST = '127.0.0.4';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
+let lv: LiveVoice;
 let kamailio: Kamailio | undefined;
 let sippPort: number;
 
@@ -30,43 +23,28 @@ before(async () => {
   if (!hasPeers) return;
   sippPort = await freeUdpPort();
   const proxyPort = await freeUdpPort();
-  const sipPort = await freeUdpPort();
   kamailio = await startKamailio({
     host: PROXY_HOST, port: proxyPort, forwardTo: { host: '127.0.0.1', port: sippPort },
     realm: 'edge.kamailio.test', username: 'trunkuser', password: 'pr0xy-pass',
   });
   process.env.KAMAILIO_TRUNK_PASSWORD = 'pr0xy-pass';
   process.env.KAMAILIO_WRONG_PASSWORD = 'not-the-password';
-  const dir = mkdtempSync(join(tmpdir(), 'sb-kamailio-'));
-  const carriersFile = join(dir, 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 46400, port_max: 46498 }',
-    '  trunks:',
-    `    - { name: edge, host: ${PROXY_HOST}, port: ${proxyPort}, username: trunkuser, password: "env:KAMAILIO_TRUNK_PASSWORD", codecs: [PCMU] }`,
-    `    - { name: edge-wrong, host: ${PROXY_HOST}, port: ${proxyPort}, username: trunkuser, password: "env:KAMAILIO_WRONG_PASSWORD", codecs: [PCMU] }`,
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  for (const [number, trunk] of [[FROM, 'edge'], [FROM_WRONG_PASSWORD, 'edge-wrong']] as const) {
-    const imported = spawnSync(process.execPath, ['bin/switchboard.js', 'numbers', 'import', '--account', acct.account.id, '--number', number, '--trunk', trunk, '--json'], {
-      env: { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile, ...(t.store.databaseUrl ? { DATABASE_URL: t.store.databaseUrl } : {}) },
-    });
-    assert.equal(imported.status, 0, String(imported.stderr));
-  }
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  lv = await startLiveVoice({
+    rtp: [46400, 46498],
+    trunks: [
+      `{ name: edge, host: ${PROXY_HOST}, port: ${proxyPort}, username: trunkuser, password: "env:KAMAILIO_TRUNK_PASSWORD", codecs: [PCMU] }`,
+      `{ name: edge-wrong, host: ${PROXY_HOST}, port: ${proxyPort}, username: trunkuser, password: "env:KAMAILIO_WRONG_PASSWORD", codecs: [PCMU] }`,
+    ],
+    numbers: { [FROM]: 'edge', [FROM_WRONG_PASSWORD]: 'edge-wrong' },
+  });
 });
 
 after(async () => {
   await kamailio?.stop();
-  await receiver?.close();
-  await t?.close();
+  await lv?.close();
 });
 
-const live = () => t.as(acct.keys.live);
+const live = () => lv.live();
 
 async function place(from = FROM): Promise<string> {
   const res = await live().post('/v1/calls', { from, to: TO });
@@ -81,7 +59,7 @@ async function sippOk(sipp: SippRun) {
 
 /** The requests Kamailio relayed, as "METHOD" in order (its config logs each one). */
 function relayed(): string[] {
-  return [...kamailio!.log().matchAll(/relay (\w+) /g)].map((m) => m[1]!);
+  return relayedRequests(kamailio!.log()).map((r) => r.method);
 }
 
 describe('Kamailio as the edge proxy (407 proxy auth, Record-Route), SIPp behind it', { skip: !hasPeers }, () => {
@@ -89,7 +67,7 @@ describe('Kamailio as the edge proxy (407 proxy auth, Record-Route), SIPp behind
     const before = relayed().length;
     const sipp = await runSipp({ scenario: 'uas-proxied-callee-bye.xml', port: sippPort });
     const callId = await place();
-    const events = await waitForTypes(receiver, callId, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 20_000);
+    const events = await waitForTypes(lv.receiver, callId, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 20_000);
     const done = events[3]!.data.object;
     assert.equal(done.hangup_source, 'callee');
     assert.equal(done.hangup_cause, 'normal_clearing');
@@ -103,7 +81,7 @@ describe('Kamailio as the edge proxy (407 proxy auth, Record-Route), SIPp behind
     const before = relayed().length;
     const sipp = await runSipp({ scenario: 'uas-proxied-caller-bye.xml', port: sippPort });
     const callId = await place();
-    await receiver.waitForEvent('call.answered', callId, 20_000);
+    await lv.receiver.waitForEvent('call.answered', callId, 20_000);
     const hung = await live().post(`/v1/calls/${callId}/hangup`);
     assert.equal(hung.status, 200);
     assert.equal(hung.body.status, 'completed');
@@ -115,7 +93,7 @@ describe('Kamailio as the edge proxy (407 proxy auth, Record-Route), SIPp behind
   test('a wrong proxy password fails the call (call_rejected, SIP 407) after a bounded number of tries, not a loop', async () => {
     const before = relayed().length;
     const callId = await place(FROM_WRONG_PASSWORD);
-    const events = await waitForTypes(receiver, callId, ['call.queued', 'call.failed', 'call.completed'], 20_000);
+    const events = await waitForTypes(lv.receiver, callId, ['call.queued', 'call.failed', 'call.completed'], 20_000);
     assert.equal(events[1]!.data.object.sip_status, 407);
     assert.equal(events[1]!.data.object.hangup_cause, 'call_rejected');
     const invites = relayed().slice(before).filter((m) => m === 'INVITE').length;

@@ -4,63 +4,33 @@
 // POST /v1/calls/{id}/flow replaces a long say on the live call (interrupted), then hangs up.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { waitForTypes } from '../voice/voice-helpers.ts';
 import { waitForRunning } from '../voice/flow-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 
 const hasSipp = peerAvailable('sipp');
 const FROM = '+14155550143';
 const TO = '+14155550199';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
+let lv: LiveVoice;
 let trunkPort: number;
-let carriersFile: string;
-
-function cli(...args: string[]): Promise<{ status: number | null; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stderr })));
-}
 
 before(async () => {
   if (!hasSipp) return;
   trunkPort = await freeUdpPort();
-  const sipPort = await freeUdpPort();
-  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-sip-flow-')), 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 46000, port_max: 46998 }',
-    '  trunks:',
-    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU, PCMA] }`,
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json');
-  assert.equal(imported.status, 0, imported.stderr);
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  lv = await startLiveVoice({
+    rtp: [46000, 46998],
+    trunks: [`{ name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU, PCMA] }`],
+    numbers: { [FROM]: 'sipp' },
+  });
 });
 
 after(async () => {
-  await receiver?.close();
-  await t?.close();
+  await lv?.close();
 });
 
-const live = () => t.as(acct.keys.live);
+const live = () => lv.live();
 
 async function place(flow: unknown[]): Promise<string> {
   const res = await live().post('/v1/calls', { from: FROM, to: TO, flow });
@@ -88,7 +58,7 @@ describe('flows on live calls: limits and live control (SIPp)', { skip: !hasSipp
     await waitForRunning(live(), id, 0);
     const res = await live().post(`/v1/calls/${id}/flow`, { flow: [{ hangup: {} }] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    await waitForTypes(receiver, id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
+    await waitForTypes(lv.receiver, id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
     await sippOk(sipp);
     const log = (await live().get(`/v1/calls/${id}/flow`)).body.log;
     assert.deepEqual(log.map((e: any) => [e.verb, e.result]), [['say', { reason: 'interrupted' }], ['hangup', {}]]);

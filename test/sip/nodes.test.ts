@@ -5,13 +5,10 @@
 // owns the file), so this runs on PostgreSQL only.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
-import { startTestServer, TEST_ENV, type TestServer, type CreatedAccount } from '../helpers/server.ts';
+import { spawnSync } from 'node:child_process';
+import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import { freeUdpPort, peerAvailable, runSipp } from '../helpers/sipp.ts';
+import { NODES_SECRET_KEY, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const hasSipp = peerAvailable('sipp');
@@ -23,74 +20,33 @@ const LEASE_SECONDS = 3;
 let t: TestServer;
 let acct: CreatedAccount;
 let trunkPort: number;
-let nodeA: ChildProcess | undefined;
-let nodeAUrl: string;
-let nodeALog = '';
-
-function carriersFile(sipPort: number, rtp: [number, number]): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'sb-nodes-')), 'carriers.yaml');
-  writeFileSync(file, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    `  rtp: { port_min: ${rtp[0]}, port_max: ${rtp[1]} }`,
-    `  node_lease_seconds: ${LEASE_SECONDS}`,
-    '  trunks:',
-    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`,
-    '',
-  ].join('\n'));
-  return file;
-}
-
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+let nodeA: SecondNode | undefined;
 
 before(async () => {
   if (!onPostgres || !hasSipp) return;
   trunkPort = await freeUdpPort();
-  const fileB = carriersFile(await freeUdpPort(), [46600, 46698]);
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: fileB });
+  const fileB = await nodeCarriersFile(trunkPort, [46600, 46698], LEASE_SECONDS);
+  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: fileB, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY });
   acct = await t.createAccount('growth');
   const imported = spawnSync(process.execPath, ['bin/switchboard.js', 'numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json'], {
     env: { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: fileB, DATABASE_URL: t.store.databaseUrl! },
   });
   assert.equal(imported.status, 0, String(imported.stderr));
-
   // Node A: its own process, SIP port and RTP range, the same database.
-  const port = await freeTcpPort();
-  nodeAUrl = `http://127.0.0.1:${port}`;
-  nodeA = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--port', String(port), '--data-dir', mkdtempSync(join(tmpdir(), 'sb-node-a-'))], {
-    env: { ...process.env, ...TEST_ENV, DATABASE_URL: t.store.databaseUrl!, SWITCHBOARD_CARRIERS_FILE: carriersFile(await freeUdpPort(), [46700, 46798]), SWITCHBOARD_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  nodeA.stdout?.on('data', (chunk) => { nodeALog += String(chunk); });
-  nodeA.stderr?.on('data', (chunk) => { nodeALog += String(chunk); });
-  for (let i = 0; i < 600; i++) {
-    if (nodeA.exitCode !== null) throw new Error(`node A exited before it was ready:\n${nodeALog}`);
-    if (await fetch(`${nodeAUrl}/readyz`).then((r) => r.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`node A was not ready within 60 s:\n${nodeALog}`);
+  nodeA = await startSecondNode({ databaseUrl: t.store.databaseUrl!, carriersFile: await nodeCarriersFile(trunkPort, [46700, 46798], LEASE_SECONDS) });
 });
 
 after(async () => {
-  nodeA?.kill('SIGKILL');
+  nodeA?.kill();
   await t?.close();
 });
 
 describe('several media nodes on one database', { skip: !onPostgres || !hasSipp }, () => {
-  test('a node is SIGKILLed with a live call up: a survivor ends it within the lease (system, network_out_of_order)', async () => {
+  test('a node is SIGKILLed with a recorded live call up: a survivor ends it within the lease (system, network_out_of_order), and its recording fails', async () => {
     const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
     try {
-      const placed = await fetch(`${nodeAUrl}/v1/calls`, {
-        method: 'POST', headers: { authorization: `Bearer ${acct.keys.live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, to: TO }),
+      const placed = await fetch(`${nodeA!.url}/v1/calls`, {
+        method: 'POST', headers: { authorization: `Bearer ${acct.keys.live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: FROM, to: TO, record: true }),
       });
       const call = await placed.json() as { id: string };
       assert.equal(placed.status, 200, JSON.stringify(call));
@@ -100,9 +56,9 @@ describe('several media nodes on one database', { skip: !onPostgres || !hasSipp 
         status = (await live.get(`/v1/calls/${call.id}`)).body.status;
         if (status !== 'in_progress') await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      assert.equal(status, 'in_progress', `the call never came up on node A:\n${nodeALog}`);
+      assert.equal(status, 'in_progress', `the call never came up on node A:\n${nodeA!.log()}`);
 
-      nodeA!.kill('SIGKILL');
+      nodeA!.kill();
       let ended: { status: string; hangup_cause: string; hangup_source: string } | undefined;
       // Bounded: the lease, a sweep interval and slack for a loaded machine.
       for (let i = 0; i < 150 && !ended; i++) {
@@ -111,10 +67,19 @@ describe('several media nodes on one database', { skip: !onPostgres || !hasSipp 
         else await new Promise((resolve) => setTimeout(resolve, 200));
       }
       const nodes = ended ? [] : await t.server.database.db.selectFrom('sip_nodes').selectAll().execute();
-      assert.ok(ended, `no survivor ended the call of the dead node; nodes: ${JSON.stringify(nodes)}\nnode A said:\n${nodeALog}`);
+      assert.ok(ended, `no survivor ended the call of the dead node; nodes: ${JSON.stringify(nodes)}\nnode A said:\n${nodeA!.log()}`);
       assert.equal(ended.status, 'completed', 'an answered call can only complete');
       assert.equal(ended.hangup_cause, 'network_out_of_order');
       assert.equal(ended.hangup_source, 'system');
+      // The call's audio was on node A: its recording fails instead of waiting for it forever.
+      const [recordingId] = (ended as unknown as { recordings: string[] }).recordings;
+      assert.ok(recordingId, JSON.stringify(ended));
+      let recording: { status: string; error: string | null } | undefined;
+      for (let i = 0; i < 100 && recording?.status !== 'failed'; i++) {
+        recording = (await live.get(`/v1/recordings/${recordingId}`)).body;
+        if (recording!.status !== 'failed') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(recording!.status, 'failed', JSON.stringify(recording));
     } finally {
       sipp.process.kill('SIGKILL');
       await sipp.done;

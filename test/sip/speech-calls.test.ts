@@ -4,14 +4,12 @@
 // real audio it is sent). The recordings are the real audio of the call.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver, waitForTypes } from '../voice/voice-helpers.ts';
+import { waitForTypes } from '../voice/voice-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, SCENARIOS, type SippRun } from '../helpers/sipp.ts';
+import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
 import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
@@ -25,58 +23,33 @@ const FROM = '+14155550142';
 const TO = '+14155550199';
 const KEY = 'sk-test-speech';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
+let lv: LiveVoice;
 let trunkPort: number;
-let carriersFile: string;
 let api: FakeOpenAiAudio;
-
-function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
 
 before(async () => {
   if (!hasSipp) return;
   api = await startFakeOpenAiAudio(KEY);
   trunkPort = await freeUdpPort();
-  const sipPort = await freeUdpPort();
   process.env.TEST_SPEECH_KEY = KEY;
-  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-speech-')), 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 47000, port_max: 47998 }',
-    '  trunks:',
-    `    - { name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`,
-    'speech:',
-    `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: tts-1-hd, voice: nova }`,
-    `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: whisper-1 }`,
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json');
-  assert.equal(imported.status, 0, imported.stderr);
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  lv = await startLiveVoice({
+    rtp: [47000, 47998],
+    trunks: [`{ name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`],
+    sections: [
+      'speech:',
+      `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: tts-1-hd, voice: nova }`,
+      `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: whisper-1 }`,
+    ],
+    numbers: { [FROM]: 'sipp' },
+  });
 });
 
 after(async () => {
-  await receiver?.close();
-  await t?.close();
+  await lv?.close();
   await api?.close();
 });
 
-const live = () => t.as(acct.keys.live);
+const live = () => lv.live();
 
 async function place(body: Record<string, unknown>) {
   const res = await live().post('/v1/calls', { from: FROM, to: TO, ...body });
@@ -90,10 +63,7 @@ async function sippOk(sipp: SippRun) {
 }
 
 async function recordingOf(callId: string): Promise<Int16Array[]> {
-  const ofCall = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.recording.ready' && e.data.object.call_id === callId;
-  const ready = (await receiver.waitFor((evs) => evs.some(ofCall), 30_000)).find(ofCall)!;
-  const media = await fetch(`${t.url}/v1/recordings/${ready.data.object.id}/media`, { headers: { authorization: `Bearer ${acct.keys.live}` } });
-  return decodeWav(Buffer.from(await media.arrayBuffer())).samples;
+  return (await lv.recordingOf(callId)).samples;
 }
 
 /** What a prompt sounds like after the line's µ-law. */
@@ -105,7 +75,7 @@ describe('text-to-speech from an OpenAI-compatible endpoint on live calls', { sk
     const [first, refused, failing] = ['Your order has shipped.', 'Thank you for waiting.', 'Goodbye for now.'];
     api.failSpeech.add(failing);
     const call = await place({ record: true, flow: [{ say: { text: first } }, { say: { text: refused, voice: 'shimmer' } }, { say: { text: failing } }] });
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
+    await waitForTypes(lv.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 60_000);
     await sippOk(sipp);
     const flow = await live().get(`/v1/calls/${call.id}/flow`);
     assert.deepEqual(flow.body.log.map((e: { verb: string; result: { reason: string } }) => [e.verb, e.result.reason]), [['say', 'finished'], ['say', 'finished'], ['say', 'finished']]);
@@ -130,6 +100,23 @@ describe('text-to-speech from an OpenAI-compatible endpoint on live calls', { sk
     await tts.close();
     const fallback = matchAudio(onTheLine(espeak), sent!, 120_000);
     assert.ok(fallback.correlation > 0.99, `"${failing}" by eSpeak NG after the endpoint failed: correlation ${fallback.correlation}`);
+  });
+});
+
+describe('the speaker of a live transcript', { skip: !hasSipp }, () => {
+  test('what the flow says on an outbound call is the caller\'s, on channel 0: the same speaker the sandbox gives (test/voice/flow-recording.test.ts)', async () => {
+    const text = 'Your parcel leaves the depot today.';
+    api.teach(text, onTheLine(toLineRate(fakeSpeech(text), FAKE_TTS_RATE)));
+    // The trunk answers and stays quiet (no echo): only our side has voice.
+    const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort });
+    const call = await place({ record: true, flow: [{ say: { text } }, { pause: { seconds: 1 } }] });
+    await lv.receiver.waitFor((evs) => evs.some((e) => e.type === 'call.completed' && e.data.object.id === call.id), 60_000);
+    await sippOk(sipp);
+    const [{ id: recordingId }] = (await live().get(`/v1/calls/${call.id}/recordings`)).body.data;
+    await lv.receiver.waitFor((evs) => evs.some((e) => e.type === 'call.recording.ready' && e.data.object.id === recordingId), 30_000);
+    const recording = (await live().get(`/v1/recordings/${recordingId}`)).body;
+    const segments = recording.transcript.segments as Array<{ channel: number; speaker: string; text: string }>;
+    assert.deepEqual(segments.map((s) => [s.channel, s.speaker, s.text]), [[0, 'caller', text]], JSON.stringify(recording.transcript));
   });
 });
 
@@ -158,9 +145,9 @@ describe('speech gather on live calls (speech-to-text endpoint)', { skip: !hasSi
     const completed = (e: { type: string; data: { object: { id?: string } } }) => e.type === 'call.completed' && e.data.object.id === call.id;
     const isGather = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id;
     // Deliveries are concurrent: the gather's event may arrive after the call's end.
-    await receiver.waitFor((evs) => evs.some(completed) && evs.some(isGather), 60_000);
+    await lv.receiver.waitFor((evs) => evs.some(completed) && evs.some(isGather), 60_000);
     await sippOk(sipp);
-    const gathered = receiver.events().filter((e) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id);
+    const gathered = lv.receiver.events().filter((e) => e.type === 'call.gather.completed' && e.data.object.call_id === call.id);
     assert.equal(gathered.length > 0 && new Set(gathered.map((e) => e.id)).size, 1, 'one call.gather.completed');
     const gather = gathered[0]!.data.object;
     assert.equal(gather.reason, 'speech');
@@ -179,5 +166,51 @@ describe('speech gather on live calls (speech-to-text endpoint)', { skip: !hasSi
     assert.ok(heard.correlation > 0.95, `uploaded audio vs what SIPp said: correlation ${heard.correlation}`);
     const seconds = upload!.audio!.length / 8000;
     assert.ok(seconds >= spoken.length / 8000 && seconds < spoken.length / 8000 + 2, `uploaded ${seconds} s for ${spoken.length / 8000} s of speech`);
+  });
+});
+
+describe('issue 13: live recording transcripts (speech-to-text endpoint)', { skip: !hasSipp }, () => {
+  test('a recorded call gets its transcript from the endpoint: timed words on the speaker\'s channel, where the audio is; redaction masks them and silences that audio', async () => {
+    const sentence = 'my card number is 4111 1111 1111 1111';
+    const tts = new EmbeddedTextToSpeech();
+    const spoken = await tts.synthesize(sentence, { language: 'en-US' });
+    await tts.close();
+    api.teach(sentence, onTheLine(spoken));
+    const uploadsBefore = api.requests.filter((r) => r.path === '/v1/audio/transcriptions').length;
+    const sipp = await runSipp({ scenario: speakingTrunk(spoken), port: trunkPort });
+    // We stay quiet while the trunk speaks (0.6 s after the answer, for spoken.length), then hang up.
+    const call = await place({ record: true, flow: [{ pause: { seconds: Math.ceil(spoken.length / 8000) + 3 } }] });
+    const [caller, callee] = await recordingOf(call.id);
+    await sippOk(sipp);
+    const recording = (await live().get(`/v1/calls/${call.id}/recordings`)).body.data[0];
+    const segments = recording.transcript.segments as Array<{ channel: number; speaker: string; text: string; start: number; end: number; words: Array<{ text: string; start: number; end: number }> }>;
+    assert.deepEqual(segments.map((s) => [s.channel, s.speaker, s.text]), [[1, 'callee', sentence]], JSON.stringify(recording.transcript));
+    // Only the side with voice went to the endpoint (we said nothing).
+    assert.equal(api.requests.filter((r) => r.path === '/v1/audio/transcriptions').length - uploadsBefore, 1);
+    // Each word sits where the callee's audio is loud, and nothing is on the caller's channel.
+    const rms = (pcm: Int16Array, at: number) => {
+      const from = Math.max(0, Math.round(at * 8000) - 400);
+      let sum = 0;
+      for (let i = from; i < from + 800; i++) sum += (pcm[i] ?? 0) ** 2;
+      return Math.sqrt(sum / 800);
+    };
+    for (const word of segments[0]!.words) {
+      const middle = (word.start + word.end) / 2;
+      assert.ok(rms(callee!, middle) > 300, `"${word.text}" at ${middle} s: callee RMS ${rms(callee!, middle)}`);
+      assert.ok(rms(caller!, middle) < 50, `"${word.text}" at ${middle} s: caller RMS ${rms(caller!, middle)}`);
+    }
+
+    const redacted = await live().post(`/v1/recordings/${recording.id}/redact`, { types: ['credit_card'] });
+    assert.equal(redacted.status, 200, JSON.stringify(redacted.body));
+    assert.equal(redacted.body.redacted, true);
+    assert.match(redacted.body.transcript.segments[0].text, /^my card number is \[REDACTED CREDIT_CARD\]$/);
+    const card = redacted.body.redactions.find((r: { type: string }) => r.type === 'credit_card');
+    assert.ok(card, JSON.stringify(redacted.body.redactions));
+    const media = await fetch(`${lv.t.url}/v1/recordings/${recording.id}/media`, { headers: { authorization: `Bearer ${lv.acct.keys.live}` } });
+    const after = decodeWav(Buffer.from(await media.arrayBuffer())).samples[1]!;
+    const digits = segments[0]!.words.filter((w) => /^\d+$/.test(w.text));
+    for (const word of digits) assert.equal(rms(after, (word.start + word.end) / 2), 0, `"${word.text}" is silenced`);
+    const said = segments[0]!.words[0]!;
+    assert.ok(rms(after, (said.start + said.end) / 2) > 300, 'the words that are not PII keep their audio');
   });
 });

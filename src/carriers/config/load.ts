@@ -109,6 +109,9 @@ export function parseCarriersText(text: string, file: string, env: Record<string
       }
       continue;
     }
+    const checked = kind.check?.(value) ?? [];
+    for (const problem of checked) report([key, ...problem.path], problem.message);
+    if (checked.length > 0) continue;
     sections[key] = value;
     links.push(...kind.links(value, key));
   }

@@ -37,6 +37,11 @@ export interface CarrierKind {
   schema: TSchema;
   /** The links a validated section configures. `basePath` is the section's key. */
   links(value: unknown, basePath: string): CarrierLink[];
+  /**
+   * Problems the schema cannot express (fields that depend on each other, files that must be
+   * readable), each at a path inside the section; runs only on a section the schema accepted.
+   */
+  check?(value: unknown): { path: (string | number)[]; message: string }[];
   /** Connects to one link as the server would and reports whether it works. */
   probe?(link: CarrierLink, opts: { timeoutMs: number }): Promise<ProbeResult>;
 }

@@ -1,36 +1,55 @@
-// The main thread's handle on the media worker: promise-returning commands and a stream
+// The main thread's handle on the media workers: promise-returning commands and a stream
 // of per-leg events (digits, latching, finished prompts). Nothing here touches packets.
-import { Worker } from 'node:worker_threads';
+//
+// Media runs on `workers` threads (by default one per CPU core): one thread carried 200
+// recorded calls (20,000 packets a second) with little CPU to spare, and on a busy machine
+// its 20 ms clock then fell behind. Each leg lives on one worker from open to close, placed
+// on the worker with the fewest legs; a leg that will be bridged to another (a transfer's
+// or a dial's second leg) is opened `alongside` it, because a bridge relays frames in
+// memory within one thread.
 import { EventEmitter } from 'node:events';
+import { availableParallelism } from 'node:os';
 import type { PortRange } from './port-range.ts';
-import type { EngineStats, MediaCommand, MediaEvent, MediaReply, RemoteMedia, SessionStats, WorkerMessage } from './protocol.ts';
+import type { EngineStats, MediaCommand, MediaEvent, MediaReply, RemoteMedia, SessionStats } from './protocol.ts';
 import type { WavStreamResult } from './wav-stream.ts';
+import { MediaWorkerHandle } from './worker-handle.ts';
 
 export interface MediaEngineOptions {
   /** Address RTP sockets bind to. */
   host: string;
   range: PortRange;
+  /** Media worker threads; by default one per CPU core (at most 8). */
+  workers?: number | undefined;
 }
 
 export class MediaEngine {
-  private readonly worker: Worker;
-  private nextRequest = 1;
-  private readonly waiting = new Map<number, { resolve: (value: MediaReply) => void; reject: (error: Error) => void }>();
+  private readonly workers: MediaWorkerHandle[];
+  /** The worker each open leg lives on. */
+  private readonly placement = new Map<string, MediaWorkerHandle>();
+  private nextPlay = 1;
+  private lastPlaced = -1;
   /** Emits `event` for every MediaEvent, and `<type>:<leg id>` for listeners of one leg. */
   readonly events = new EventEmitter();
-  private closed = false;
 
   constructor(private readonly options: MediaEngineOptions) {
     this.events.setMaxListeners(0);
-    this.worker = new Worker(new URL('./worker-entry.mjs', import.meta.url));
-    this.worker.on('message', (message: WorkerMessage) => this.receive(message));
-    this.worker.on('error', (error) => this.failAll(error));
-    this.worker.on('exit', (code) => this.failAll(new Error(`media worker exited with code ${code}`)));
+    const count = Math.max(1, Math.min(16, options.workers ?? Math.min(8, availableParallelism())));
+    this.workers = Array.from({ length: count }, () => new MediaWorkerHandle((event) => this.dispatch(event)));
   }
 
-  async open(id: string): Promise<number> {
-    const reply = await this.request({ op: 'open', id, host: this.options.host, range: this.options.range });
-    return (reply as { port: number }).port;
+  /** Opens a leg; `alongside` names a leg it will be bridged to, which must share its worker. */
+  async open(id: string, options: { alongside?: string } = {}): Promise<number> {
+    if (this.placement.has(id)) throw new Error(`media session ${id} is already open`);
+    const worker = (options.alongside && this.placement.get(options.alongside)) || this.leastLoaded();
+    this.placement.set(id, worker);
+    worker.legs++;
+    try {
+      const reply = await worker.request({ op: 'open', id, host: this.options.host, range: this.options.range });
+      return (reply as { port: number }).port;
+    } catch (error) {
+      this.forget(id);
+      throw error;
+    }
   }
 
   async setRemote(id: string, remote: RemoteMedia): Promise<void> {
@@ -39,7 +58,7 @@ export class MediaEngine {
 
   /** Queues 8 kHz PCM on the leg; resolves when it has been sent (or was interrupted). */
   play(id: string, pcm: Int16Array): Promise<{ interrupted: boolean }> {
-    const playId = `p${this.nextRequest++}`;
+    const playId = `p${this.nextPlay++}`;
     return new Promise((resolve, reject) => {
       this.events.once(`played:${id}:${playId}`, (event: { interrupted: boolean }) => resolve({ interrupted: event.interrupted }));
       this.request({ op: 'play', id, playId, pcm }).catch(reject);
@@ -63,51 +82,69 @@ export class MediaEngine {
   }
 
   async bridge(id: string, peer: string | null): Promise<void> {
+    if (peer !== null && this.placement.get(peer) !== this.placement.get(id)) {
+      throw new Error(`media legs ${id} and ${peer} are on different workers (open the second alongside the first)`);
+    }
     await this.request({ op: 'bridge', id, peer });
   }
 
   async close(id: string): Promise<SessionStats | undefined> {
-    return ((await this.request({ op: 'close', id })) as { stats?: SessionStats }).stats;
+    const worker = this.placement.get(id);
+    if (!worker) return undefined;
+    try {
+      return ((await worker.request({ op: 'close', id })) as { stats?: SessionStats }).stats;
+    } finally {
+      this.forget(id);
+    }
   }
 
+  /** Figures summed over the workers (loop delay and lateness: the worst worker's). */
   async stats(options: { reset?: boolean } = {}): Promise<EngineStats> {
-    return ((await this.request({ op: 'stats', reset: options.reset === true })) as { engine: EngineStats }).engine;
+    const each = await Promise.all(this.workers.map(async (worker) => ((await worker.request({ op: 'stats', reset: options.reset === true })) as { engine: EngineStats }).engine));
+    const sum = (pick: (stats: EngineStats) => number) => each.reduce((total, stats) => total + pick(stats), 0);
+    const max = (pick: (stats: EngineStats) => number) => Math.max(...each.map(pick));
+    return {
+      workers: each.length,
+      sessions: sum((s) => s.sessions),
+      ticker: { ticks: sum((s) => s.ticker.ticks), lateTicks: sum((s) => s.ticker.lateTicks), skippedTicks: sum((s) => s.ticker.skippedTicks), maxLatenessMs: max((s) => s.ticker.maxLatenessMs) },
+      loopDelayP99Ms: max((s) => s.loopDelayP99Ms),
+      threadCpuMs: each.some((s) => s.threadCpuMs === null) ? null : sum((s) => s.threadCpuMs as number),
+      packetsReceived: sum((s) => s.packetsReceived),
+      packetsSent: sum((s) => s.packetsSent),
+    };
   }
 
   async shutdown(): Promise<void> {
-    this.closed = true;
-    await this.worker.terminate();
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
-  private request(command: MediaCommand): Promise<MediaReply> {
-    if (this.closed) return Promise.reject(new Error('media engine is shut down'));
-    const request = this.nextRequest++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(request, { resolve, reject });
-      this.worker.postMessage({ request, command });
-    });
-  }
-
-  private receive(message: WorkerMessage): void {
-    if (message.kind === 'event') {
-      this.dispatch(message.event);
-      return;
+  /** Fewest legs first; among equals, the one after the last chosen (so a burst alternates). */
+  private leastLoaded(): MediaWorkerHandle {
+    let best = -1;
+    for (let k = 1; k <= this.workers.length; k++) {
+      const i = (this.lastPlaced + k) % this.workers.length;
+      if (best === -1 || (this.workers[i] as MediaWorkerHandle).legs < (this.workers[best] as MediaWorkerHandle).legs) best = i;
     }
-    const waiter = this.waiting.get(message.request);
-    if (!waiter) return;
-    this.waiting.delete(message.request);
-    if (message.ok) waiter.resolve(message.value);
-    else waiter.reject(new Error(message.error));
+    this.lastPlaced = best;
+    return this.workers[best] as MediaWorkerHandle;
+  }
+
+  private forget(id: string): void {
+    const worker = this.placement.get(id);
+    if (!worker) return;
+    this.placement.delete(id);
+    worker.legs--;
+  }
+
+  private request(command: Exclude<MediaCommand, { op: 'open' | 'close' | 'stats' }>): Promise<MediaReply> {
+    const worker = this.placement.get(command.id);
+    if (!worker) return Promise.reject(new Error(`no media session ${command.id}`));
+    return worker.request(command);
   }
 
   private dispatch(event: MediaEvent): void {
     this.events.emit('event', event);
     if (event.type === 'played') this.events.emit(`played:${event.id}:${event.playId}`, event);
     else this.events.emit(`${event.type}:${event.id}`, event);
-  }
-
-  private failAll(error: Error): void {
-    for (const waiter of this.waiting.values()) waiter.reject(error);
-    this.waiting.clear();
   }
 }

@@ -45,10 +45,17 @@ export type MediaReply =
   | Record<string, never>;
 
 export interface EngineStats {
+  /** Media worker threads these figures cover. */
+  workers: number;
   sessions: number;
   ticker: TickerStats;
   /** Event-loop delay of the media thread, 99th percentile, milliseconds. */
   loopDelayP99Ms: number;
+  /** CPU the media thread itself has used since it started, milliseconds (Linux; null elsewhere). */
+  threadCpuMs: number | null;
+  /** RTP packets received and sent by every leg since the thread started (CPU per packet is threadCpuMs over these). */
+  packetsReceived: number;
+  packetsSent: number;
 }
 
 export type MediaEvent =

@@ -1,14 +1,23 @@
 // The 20 ms media clock. Timers in Node fire late by a varying amount; scheduling each
-// tick against `start + n * 20 ms` (not "20 ms after the last one") keeps the long-run
+// tick against `start + n * step` (not "a step after the last one") keeps the long-run
 // rate exact, and a tick that fell behind is caught up at once rather than lost, so a
-// stall never shortens what was sent. A stall longer than `maxCatchUp` ticks is skipped
+// stall never shortens what was sent. A stall longer than `maxCatchUp` periods is skipped
 // (counted): bursting seconds of audio at a peer helps nobody.
+//
+// A period can be cut into `phases`: the clock then fires every period / phases with the
+// phase number, and each leg belongs to one phase, so it still sends exactly every period
+// but the legs' packets leave in several small bursts instead of one. One burst of a
+// packet per leg overflowed a peer's receive buffer when all legs shared one far socket
+// (SIPp's echo, or any media gateway's single port): 256 small datagrams fill the default
+// 208 KiB buffer on Linux.
 import { performance } from 'node:perf_hooks';
 
 export interface TickerStats {
+  /** Whole periods run. */
   ticks: number;
-  /** Ticks that ran later than one full period after their due time. */
+  /** Firings that ran later than one full period after their due time. */
   lateTicks: number;
+  /** Whole periods skipped after a stall. */
   skippedTicks: number;
   /** Worst lateness seen, in milliseconds. */
   maxLatenessMs: number;
@@ -17,10 +26,14 @@ export interface TickerStats {
 export class Ticker {
   private timer: NodeJS.Timeout | undefined;
   private start = 0;
+  /** Steps (period / phases) run since start. */
   private next = 0;
+  private readonly stepMs: number;
   readonly stats: TickerStats = { ticks: 0, lateTicks: 0, skippedTicks: 0, maxLatenessMs: 0 };
 
-  constructor(private readonly onTick: () => void, private readonly periodMs = 20, private readonly maxCatchUp = 10) {}
+  constructor(private readonly onTick: (phase: number) => void, private readonly periodMs = 20, private readonly maxCatchUp = 10, readonly phases = 1) {
+    this.stepMs = periodMs / phases;
+  }
 
   begin(): void {
     if (this.timer) return;
@@ -44,25 +57,29 @@ export class Ticker {
   }
 
   private schedule(): void {
-    const due = this.start + this.next * this.periodMs;
+    const due = this.start + this.next * this.stepMs;
     this.timer = setTimeout(() => this.fire(), Math.max(0, due - performance.now()));
   }
 
   private fire(): void {
     const now = performance.now();
-    let behind = Math.floor((now - this.start) / this.periodMs) - this.next;
-    if (behind > this.maxCatchUp) {
-      this.stats.skippedTicks += behind - this.maxCatchUp;
-      this.next += behind - this.maxCatchUp;
-      behind = this.maxCatchUp;
+    let behind = Math.floor((now - this.start) / this.stepMs) - this.next;
+    const maxBehind = this.maxCatchUp * this.phases;
+    if (behind > maxBehind) {
+      // Skip whole periods, so every phase keeps its place.
+      const skipped = Math.ceil((behind - maxBehind) / this.phases) * this.phases;
+      this.stats.skippedTicks += skipped / this.phases;
+      this.next += skipped;
+      behind -= skipped;
     }
-    const lateness = now - (this.start + this.next * this.periodMs);
+    const lateness = now - (this.start + this.next * this.stepMs);
     if (lateness > this.stats.maxLatenessMs) this.stats.maxLatenessMs = lateness;
     if (lateness > this.periodMs) this.stats.lateTicks++;
     for (let i = 0; i <= behind; i++) {
+      const phase = this.next % this.phases;
       this.next++;
-      this.stats.ticks++;
-      this.onTick();
+      if (phase === 0) this.stats.ticks++;
+      this.onTick(phase);
     }
     if (this.timer) this.schedule();
   }

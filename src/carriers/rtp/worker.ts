@@ -1,8 +1,13 @@
-// The media worker: every call leg's RTP lives here, on its own thread and event loop, so
-// a slow database query or a burst of HTTP on the main thread never delays a packet.
-// One ticker drives all legs: first every leg takes in its frame, then every leg sends.
+// A media worker: the RTP of the call legs the engine placed here lives on this thread and
+// its event loop (the engine runs one such worker per core), so a slow database query or a
+// burst of HTTP on the main thread never delays a packet.
+// One ticker drives all legs. Its 20 ms period is cut into PHASES steps and each leg is
+// placed in the emptiest phase when it opens, so the legs' packets leave in small bursts
+// spread over the period (ticker.ts says why). In each step, first every leg of that
+// phase takes in its frame, then each of them sends.
 import { parentPort } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
 import { RtpSession } from './session.ts';
 import { Ticker } from './ticker.ts';
 import { bindInRange } from './port-range.ts';
@@ -16,10 +21,31 @@ const portsInUse = new Set<number>();
 const loopDelay = monitorEventLoopDelay({ resolution: 5 });
 loopDelay.enable();
 
-const ticker = new Ticker(() => {
-  for (const session of sessions.values()) session.tickIn();
-  for (const session of sessions.values()) session.tickOut();
-});
+/** Packets of legs already closed (live legs count their own). */
+const closedLegs = { packetsReceived: 0, packetsSent: 0 };
+
+const PHASES = 4;
+const phases: Set<RtpSession>[] = Array.from({ length: PHASES }, () => new Set());
+
+const ticker = new Ticker((phase) => {
+  const legs = phases[phase] as Set<RtpSession>;
+  for (const session of legs) session.tickIn();
+  for (const session of legs) session.tickOut();
+}, 20, 10, PHASES);
+
+function emptiestPhase(): Set<RtpSession> {
+  return phases.reduce((best, phase) => (phase.size < best.size ? phase : best));
+}
+
+/** This thread's own user + system CPU (not the whole process's), from /proc/thread-self. */
+function threadCpuMs(): number | null {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
 
 const emit = (event: MediaEvent) => port.postMessage({ kind: 'event', event } satisfies WorkerMessage);
 
@@ -34,7 +60,9 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
     case 'open': {
       if (sessions.has(command.id)) throw new Error(`media session ${command.id} is already open`);
       const bound = await bindInRange(command.host, command.range, portsInUse);
-      sessions.set(command.id, new RtpSession(command.id, bound.port, bound.socket, emit));
+      const leg = new RtpSession(command.id, bound.port, bound.socket, emit);
+      sessions.set(command.id, leg);
+      emptiestPhase().add(leg);
       ticker.begin();
       return { port: bound.port };
     }
@@ -67,14 +95,22 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       if (!leg) return {};
       await leg.stopRecording();
       sessions.delete(command.id);
+      for (const phase of phases) phase.delete(leg);
       for (const other of sessions.values()) other.forget(leg);
       portsInUse.delete(leg.port);
       const stats = leg.close();
+      closedLegs.packetsReceived += stats.packetsReceived;
+      closedLegs.packetsSent += stats.packetsSent;
       if (sessions.size === 0) ticker.stop();
       return { stats };
     }
     case 'stats': {
-      const engine = { sessions: sessions.size, ticker: { ...ticker.stats }, loopDelayP99Ms: loopDelay.percentile(99) / 1e6 };
+      let { packetsReceived, packetsSent } = closedLegs;
+      for (const leg of sessions.values()) {
+        packetsReceived += leg.stats.packetsReceived;
+        packetsSent += leg.stats.packetsSent;
+      }
+      const engine = { workers: 1, sessions: sessions.size, ticker: { ...ticker.stats }, loopDelayP99Ms: loopDelay.percentile(99) / 1e6, threadCpuMs: threadCpuMs(), packetsReceived, packetsSent };
       if (command.reset) {
         loopDelay.reset();
         ticker.resetStats();

@@ -6,7 +6,9 @@ import { Secret } from '../config/secrets.ts';
 import { registerCarrierKind, type CarrierLink } from '../config/registry.ts';
 import { LinkName } from '../smpp/config.ts';
 import { probeTrunk } from './probe.ts';
-import type { SipSettings, TrunkSettings } from './settings.ts';
+import { tlsFileProblems } from './tls.ts';
+import { trunkUri } from './trunk-target.ts';
+import type { SipSettings, SipTlsSettings, TrunkSettings } from './settings.ts';
 
 const Port = (fallback?: number) => Type.Integer({ minimum: 1, maximum: 65535, ...(fallback === undefined ? {} : { default: fallback }) });
 const Codec = Type.Union([Type.Literal('PCMU'), Type.Literal('PCMA')]);
@@ -14,8 +16,10 @@ const Codec = Type.Union([Type.Literal('PCMU'), Type.Literal('PCMA')]);
 export const SipTrunkConfig = Type.Object({
   name: LinkName,
   host: Type.String({ minLength: 1, description: 'The carrier\'s SIP host (or your outbound proxy); INVITEs go here.' }),
-  port: Port(5060),
-  transport: Type.Union([Type.Literal('udp'), Type.Literal('tcp')], { default: 'udp' }),
+  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: '5060, or 5061 with transport tls.' })),
+  transport: Type.Union([Type.Literal('udp'), Type.Literal('tcp'), Type.Literal('tls')], { default: 'udp' }),
+  sips: Type.Boolean({ default: false, description: 'With transport tls: address the trunk with sips: URIs (TLS on every hop) rather than sip:...;transport=tls.' }),
+  tls_server_name: Type.Optional(Type.String({ minLength: 1, description: 'The name the trunk\'s TLS certificate carries, when host is an IP address.' })),
   username: Type.Optional(Type.String({ minLength: 1, description: 'Digest user name, when the trunk authenticates calls by password.' })),
   password: Type.Optional(Secret('Digest password.')),
   inbound_sources: Type.Array(Type.String({
@@ -36,11 +40,19 @@ export const SipSectionConfig = Type.Object({
     host: Type.String({ minLength: 1, default: '0.0.0.0' }),
     udp_port: Type.Optional(Port()),
     tcp_port: Type.Optional(Port()),
+    tls_port: Type.Optional(Port()),
+  }, { additionalProperties: false, default: {} }),
+  tls: Type.Object({
+    cert_file: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate (chain) of the TLS listener; also offered to carriers that ask for a client certificate.' })),
+    key_file: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key of cert_file.' })),
+    ca_file: Type.Optional(Type.String({ minLength: 1, description: 'PEM bundle of the CAs a peer\'s certificate must chain to; without it, the system CAs.' })),
+    verify: Type.Boolean({ default: true, description: 'Refuse a peer whose certificate does not verify (chain and name).' }),
   }, { additionalProperties: false, default: {} }),
   public_host: Type.String({ minLength: 1, description: 'Host or IP the trunk can reach us at (Via, Contact, SDP).' }),
   rtp: Type.Object({
     port_min: Port(10000),
     port_max: Port(20000),
+    workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, description: 'Media worker threads that carry RTP; by default one per CPU core (at most 8).' })),
   }, { additionalProperties: false, default: {} }),
   trunks: Type.Array(SipTrunkConfig, { minItems: 1 }),
   node_lease_seconds: Type.Integer({ minimum: 1, maximum: 300, default: 15, description: 'A node that has not renewed its lease this long is dead: a surviving node ends its live calls.' }),
@@ -49,32 +61,71 @@ export type SipSectionConfig = Static<typeof SipSectionConfig>;
 
 export function trunkSettings(trunk: SipTrunkConfig): TrunkSettings {
   return {
-    name: trunk.name, host: trunk.host, port: trunk.port, transport: trunk.transport, username: trunk.username, password: trunk.password,
+    name: trunk.name, host: trunk.host, port: trunk.port ?? (trunk.transport === 'tls' ? 5061 : 5060), transport: trunk.transport,
+    sips: trunk.sips, tlsServerName: trunk.tls_server_name, username: trunk.username, password: trunk.password,
     inboundSources: trunk.inbound_sources, inboundAuth: trunk.inbound_auth, codecs: trunk.codecs, transfer: trunk.transfer,
   };
 }
 
 /** The validated section as the carrier uses it; no listener configured means UDP 5060. */
 export function sipSettings(section: SipSectionConfig): SipSettings {
-  const noListener = section.listen.udp_port === undefined && section.listen.tcp_port === undefined;
+  const { listen } = section;
+  const noListener = listen.udp_port === undefined && listen.tcp_port === undefined && listen.tls_port === undefined;
   return {
-    bindHost: section.listen.host,
-    udpPort: noListener ? 5060 : section.listen.udp_port,
-    tcpPort: section.listen.tcp_port,
+    bindHost: listen.host,
+    udpPort: noListener ? 5060 : listen.udp_port,
+    tcpPort: listen.tcp_port,
+    tlsPort: listen.tls_port,
+    tls: tlsSettings(section.tls),
     publicHost: section.public_host,
     rtpPortMin: section.rtp.port_min,
     rtpPortMax: section.rtp.port_max,
+    rtpWorkers: section.rtp.workers,
     trunks: section.trunks.map(trunkSettings),
     nodeLeaseSeconds: section.node_lease_seconds,
   };
 }
 
+function tlsSettings(tls: SipSectionConfig['tls']): SipTlsSettings {
+  return { certFile: tls.cert_file, keyFile: tls.key_file, caFile: tls.ca_file, verify: tls.verify };
+}
+
+/** What the schema cannot say: TLS needs its files (readable, the key matching) and a listener. */
+export function sipSectionProblems(section: SipSectionConfig): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  if (section.listen.tls_port !== undefined) {
+    for (const field of ['cert_file', 'key_file'] as const) {
+      if (!section.tls[field]) problems.push({ path: ['tls', field], message: 'is required for the TLS listener (listen.tls_port)' });
+    }
+  }
+  section.trunks.forEach((trunk, i) => {
+    if (trunk.transport === 'tls' && section.listen.tls_port === undefined) {
+      // The carrier sends BYE and re-INVITEs to our Contact, over TLS: we must listen for them.
+      problems.push({ path: ['trunks', i, 'transport'], message: 'is tls: set listen.tls_port (and tls.cert_file, tls.key_file), where the trunk reaches us for in-dialog requests' });
+    }
+    if (trunk.sips && trunk.transport !== 'tls') problems.push({ path: ['trunks', i, 'sips'], message: 'needs transport: tls' });
+  });
+  for (const problem of tlsFileProblems(tlsSettings(section.tls))) problems.push({ path: ['tls', ...problem.path], message: problem.message });
+  return problems;
+}
+
+/** The link a trunk is, with the TLS settings its probe connects with. */
+interface TrunkLinkConfig {
+  trunk: SipTrunkConfig;
+  tls: SipTlsSettings;
+}
+
 registerCarrierKind({
   section: 'sip',
   schema: SipSectionConfig,
+  check: (value) => sipSectionProblems(value as SipSectionConfig),
   links: (value, base): CarrierLink[] => (value as SipSectionConfig).trunks.map((trunk, i) => ({
-    name: trunk.name, kind: 'sip', role: 'voice', channels: [], path: `${base}.trunks[${i}]`, config: trunk,
-    target: `sip:${trunk.host}:${trunk.port};transport=${trunk.transport}`,
+    name: trunk.name, kind: 'sip', role: 'voice', channels: [], path: `${base}.trunks[${i}]`,
+    config: { trunk, tls: tlsSettings((value as SipSectionConfig).tls) } satisfies TrunkLinkConfig,
+    target: trunkUri(trunkSettings(trunk)),
   })),
-  probe: (link, opts) => probeTrunk(trunkSettings(link.config as SipTrunkConfig), opts.timeoutMs),
+  probe: (link, opts) => {
+    const { trunk, tls } = link.config as TrunkLinkConfig;
+    return probeTrunk(trunkSettings(trunk), tls, opts.timeoutMs);
+  },
 });

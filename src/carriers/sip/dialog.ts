@@ -4,7 +4,7 @@
 // REFER. Requests go to the first route (loose routing) or else to the remote target.
 import { EventEmitter } from 'node:events';
 import { SipHeaders, type SipRequest, type SipResponse } from './message.ts';
-import { formatNameAddr, parseNameAddr, parseUri, randomToken } from './headers.ts';
+import { formatNameAddr, parseNameAddr, parseUri, randomToken, type SipUri } from './headers.ts';
 import type { Peer, TransportName } from './transport.ts';
 
 export interface DialogState {
@@ -28,9 +28,15 @@ export interface DialogState {
 export function nextHop(state: Pick<DialogState, 'routeSet' | 'remoteTarget' | 'transport'>, resolve: (host: string) => string = (h) => h): Peer {
   const first = state.routeSet[0];
   const uri = parseUri(first ? parseNameAddr(first).uri : state.remoteTarget);
-  const transportParam = typeof uri.params.transport === 'string' ? uri.params.transport.toUpperCase() : undefined;
-  const transport: TransportName = transportParam === 'TCP' ? 'TCP' : transportParam === 'UDP' ? 'UDP' : state.transport;
-  return { transport, address: resolve(uri.host), port: uri.port ?? 5060 };
+  const transport = transportOfUri(uri) ?? state.transport;
+  return { transport, address: resolve(uri.host), port: uri.port ?? (transport === 'TLS' ? 5061 : 5060) };
+}
+
+/** The transport a URI asks for: `sips:` or `;transport=tls` is TLS; undefined when it does not say. */
+export function transportOfUri(uri: SipUri): TransportName | undefined {
+  if (uri.scheme === 'sips') return 'TLS';
+  const param = typeof uri.params.transport === 'string' ? uri.params.transport.toUpperCase() : undefined;
+  return param === 'TCP' || param === 'UDP' || param === 'TLS' ? param : undefined;
 }
 
 export interface DialogEvents {

@@ -13,6 +13,7 @@ import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../car
 import { referTransfer } from './refer.ts';
 import { placeSecondLeg, type SecondLeg } from './second-leg.ts';
 import { NodeLease } from './node-lease.ts';
+import { NodeCommands, type CommandPayload } from './node-commands.ts';
 import { randomUUID } from 'node:crypto';
 import type { BridgeResult } from './live-operations.ts';
 import type { BridgeOp, CutShort } from '../media-port.ts';
@@ -20,6 +21,8 @@ import { LiveMediaPort } from './live-media.ts';
 import { MediaEngine } from '../rtp/engine.ts';
 import type { EngineStats, SessionStats } from '../rtp/protocol.ts';
 import { SipTransport } from './transport.ts';
+import { transportTls } from './tls.ts';
+import { trunkPeer, trunkUri } from './trunk-target.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
 import { parseNameAddr, parseUri } from './headers.ts';
@@ -37,8 +40,6 @@ import type { SpeechSectionConfig } from '../speech/config.ts';
 /** What the carrier keeps in calls.carrier_state: the SIP facts a user may need to see. */
 export interface LiveCallState {
   trunk: string | null;
-  /** The node whose memory holds the call's dialog and media (absent on calls from before nodes were recorded). */
-  node?: string;
   sip_status: number | null;
   sip_reason: string | null;
 }
@@ -89,8 +90,11 @@ export class LiveSipCarrier implements VoiceCarrier {
   /** This process's identity among media nodes (a restarted node is a new one). */
   readonly nodeId = `node_${randomUUID()}`;
   private lease: NodeLease | undefined;
+  /** Actions on calls held by other nodes go to them; theirs on ours come here (node-commands.ts). */
+  private readonly commands: NodeCommands;
 
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
+    this.commands = new NodeCommands(platform, this.nodeId);
     this.mediaDir = join(platform.config.dataDir, 'live-media');
     this.admission = new InboundAdmission(settings.trunks);
     this.speech = speechServices(platform.carriers.sections.speech as SpeechSectionConfig | undefined, (err, detail) => platform.log.warn({ err }, detail));
@@ -123,7 +127,7 @@ export class LiveSipCarrier implements VoiceCarrier {
           this.engine.events.off(`voice:${callId}`, voice);
         };
       },
-    }, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt);
+    }, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt, this.commands);
   }
 
   connect(signals: CallSignals): void {
@@ -132,7 +136,11 @@ export class LiveSipCarrier implements VoiceCarrier {
 
   async start(): Promise<void> {
     await mkdir(this.mediaDir, { recursive: true });
-    this.transport = new SipTransport({ host: this.settings.bindHost, udpPort: this.settings.udpPort, tcpPort: this.settings.tcpPort });
+    this.transport = new SipTransport({
+      host: this.settings.bindHost, udpPort: this.settings.udpPort, tcpPort: this.settings.tcpPort, tlsPort: this.settings.tlsPort,
+      tls: transportTls(this.settings.tls),
+    });
+    this.transport.onTlsFailure((err, peer) => this.platform.log.warn({ err, peer }, 'sip: a TLS handshake with our listener failed'));
     await this.transport.start();
     this.ua = new UserAgent({ transport: this.transport, publicHost: this.settings.publicHost, userAgent: 'Switchboard' });
     this.ua.on('error', (err) => this.platform.log.warn({ err }, 'sip: error handling a message'));
@@ -142,7 +150,7 @@ export class LiveSipCarrier implements VoiceCarrier {
         this.ua.reject(incoming, 500, 'Server Internal Error');
       });
     });
-    this.engine = new MediaEngine({ host: this.settings.bindHost, range: { min: this.settings.rtpPortMin, max: this.settings.rtpPortMax } });
+    this.engine = new MediaEngine({ host: this.settings.bindHost, range: { min: this.settings.rtpPortMin, max: this.settings.rtpPortMax }, workers: this.settings.rtpWorkers });
     // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
     this.speech.warm();
     this.lease = new NodeLease(this.platform.database.db, {
@@ -151,6 +159,41 @@ export class LiveSipCarrier implements VoiceCarrier {
       log: (err) => this.platform.log.warn({ err }, 'sip: node lease'),
     });
     await this.lease.start();
+    await this.commands.serve((payload) => this.carryOut(payload));
+  }
+
+  ownerOf(call: CallRow): { node: string; here: boolean } | null {
+    return this.commands.ownerOf(call);
+  }
+
+  /**
+   * Another node acted on a call of ours (node-commands.ts): the same method runs here, on the
+   * call as it is now, so its SIP and media work happens where the dialog and media are.
+   */
+  private async carryOut({ callId, command }: CommandPayload): Promise<void> {
+    await this.withCall(callId, async (trx, row) => {
+      // Released from a dead node to any node: that call's dialog died with it.
+      if (row.node !== this.nodeId) return;
+      switch (command.kind) {
+        case 'hang_up':
+          await this.hangUp(trx, row);
+          return;
+        case 'transfer':
+          return this.transfer(trx, row, command.index, command.to, command.ringTimeout);
+        case 'run':
+          return this.media.run(trx, row, command.opId, command.op);
+        case 'interrupt':
+          return this.media.interrupt(trx, row, command.opId);
+        case 'dtmf':
+          return this.media.sendDtmf(trx, row, command.digits);
+        case 'start_capture':
+          return this.media.startCapture(trx, row, command.recordingId, command.format);
+        case 'pause_capture':
+          return this.media.pauseCapture(trx, row, command.recordingId);
+        case 'stop_capture':
+          return this.media.stopCapture(trx, row, command.recordingId);
+      }
+    });
   }
 
   /**
@@ -158,12 +201,15 @@ export class LiveSipCarrier implements VoiceCarrier {
    * system, as a network failure (failure.carrier_code `node_lost` on those not yet answered).
    */
   private async endCallsOf(nodeId: string): Promise<void> {
-    const active = await this.platform.database.db.selectFrom('calls').select(['id', 'carrier_state'])
-      .where('carrier', '=', this.name).where('status', 'in', ['queued', 'ringing', 'in_progress']).execute();
-    const lost = active.filter((row) => (JSON.parse(row.carrier_state) as LiveCallState).node === nodeId);
+    const db = this.platform.database.db;
+    const lost = await db.selectFrom('calls').select('id')
+      .where('node', '=', nodeId).where('status', 'in', ['queued', 'ringing', 'in_progress']).execute();
     if (lost.length) this.platform.log.warn({ node: nodeId, calls: lost.length }, 'sip: a media node died; ending its calls');
     for (const { id } of lost) {
-      await this.withCall(id, async (trx, row) => {
+      await this.withCall(id, async (trx, locked) => {
+        // Nothing the end of the call sets off (recordings stopping) is sent to the dead node.
+        await trx.updateTable('calls').set({ node: null }).where('id', '=', id).execute();
+        const row = { ...locked, node: null };
         if (row.status === 'in_progress') {
           await this.signals!.ended(trx, row, { status: 'completed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: 'node_lost' });
         } else if (row.status === 'queued' || row.status === 'ringing') {
@@ -171,9 +217,11 @@ export class LiveSipCarrier implements VoiceCarrier {
         }
       });
     }
+    await inTransaction(db, (trx) => this.commands.release(trx, nodeId));
   }
 
   async stop(): Promise<void> {
+    await this.commands.stop();
     await this.lease?.stop().catch((err: Error) => this.platform.log.warn({ err }, 'sip: leaving the node table'));
     for (const leg of this.legs.values()) {
       clearTimeout(leg.ringTimer);
@@ -187,8 +235,8 @@ export class LiveSipCarrier implements VoiceCarrier {
   }
 
   /** The ports actually bound (tests and `carriers check` use them). */
-  get ports(): { udp: number; tcp: number } {
-    return { udp: this.transport.udpPort, tcp: this.transport.tcpPort };
+  get ports(): { udp: number; tcp: number; tls: number } {
+    return { udp: this.transport.udpPort, tcp: this.transport.tcpPort, tls: this.transport.tlsPort };
   }
 
   /** Media counters summed over the calls that ended on this node (a copy). */
@@ -202,7 +250,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   }
 
   initialState(): string {
-    return JSON.stringify({ trunk: null, node: this.nodeId, sip_status: null, sip_reason: null } satisfies LiveCallState);
+    return JSON.stringify({ trunk: null, sip_status: null, sip_reason: null } satisfies LiveCallState);
   }
 
   checkRoute(voiceTrunk: string | null): void {
@@ -225,10 +273,11 @@ export class LiveSipCarrier implements VoiceCarrier {
     const number = await trx.selectFrom('numbers').select('voice_trunk')
       .where('account_id', '=', call.account_id).where('mode', '=', call.mode).where('phone_number', '=', call.from_number).executeTakeFirst();
     const trunk = this.trunkNamed(number?.voice_trunk ?? null);
-    const state: LiveCallState = { trunk: trunk.name, node: this.nodeId, sip_status: null, sip_reason: null };
-    await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', call.id).execute();
+    const state: LiveCallState = { trunk: trunk.name, sip_status: null, sip_reason: null };
+    // The placing node holds the call: its dialog and media live here, in memory.
+    await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state), node: this.nodeId }).where('id', '=', call.id).execute();
     trx.afterCommit(() => {
-      this.dial({ ...call, carrier_state: JSON.stringify(state) }).catch((err) => {
+      this.dial({ ...call, carrier_state: JSON.stringify(state), node: this.nodeId }).catch((err) => {
         this.platform.log.error({ err, call: call.id }, 'sip: placing a call failed');
         void this.finish(call.id, { status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system' }, null, String((err as Error).message));
       });
@@ -236,6 +285,11 @@ export class LiveSipCarrier implements VoiceCarrier {
   }
 
   async hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }> {
+    if (this.commands.elsewhere(call)) {
+      await this.commands.send(trx, call, { kind: 'hang_up' });
+      // The owner measures talk time on its media clock; here the answer time stored with the call is what we know.
+      return { talkSeconds: call.answered_at ? Math.max(0, this.platform.clock.now().getTime() - Date.parse(call.answered_at)) / 1000 : null };
+    }
     const leg = this.legs.get(call.id);
     if (!leg) return { talkSeconds: null };
     const talkSeconds = leg.answeredAt === undefined ? null : (performance.now() - leg.answeredAt) / 1000;
@@ -243,15 +297,17 @@ export class LiveSipCarrier implements VoiceCarrier {
       if (leg.dialog) {
         leg.ending = true;
         void this.release(leg, true);
-      } else if (leg.invite) {
+      } else {
+        // Not sent yet (the media port is still opening): dial cancels as soon as it is.
         leg.abandoned = 'api';
-        this.ua.cancel(leg.invite);
+        if (leg.invite) this.ua.cancel(leg.invite);
       }
     });
     return { talkSeconds };
   }
 
   async transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
+    if (this.commands.elsewhere(call)) return this.commands.send(trx, call, { kind: 'transfer', index, to, ringTimeout });
     trx.afterCommit(() => {
       this.transferNow(call, index, to, ringTimeout).catch((err: Error) => {
         this.platform.log.error({ err, call: call.id }, 'sip: transfer failed');
@@ -266,7 +322,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     if (!leg?.dialog || leg.dialog.ended || leg.ending) return this.settleTransfer(call.id, index, 'failed');
     if (leg.trunk.transfer === 'bridge') return this.bridgeTransfer(call, leg, index, to, ringTimeout);
     const trunk = leg.trunk;
-    const target = `sip:${to}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
+    const target = trunkUri(trunk, to);
     const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
     const { outcome, detail } = await referTransfer(leg.dialog, target, `sip:${ours}@${this.settings.publicHost}`, ringTimeout + 5);
     this.platform.log.info({ call: call.id, to, outcome, detail }, 'sip: REFER transfer settled');
@@ -289,7 +345,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     if (leg.second) return this.settleTransfer(call.id, index, 'failed');
     const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
     const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
-      id: `${call.id}~transfer${index}`, trunk: leg.trunk, from: ours, to, ringTimeoutSeconds: ringTimeout, abandoned: leg.recorded,
+      id: `${call.id}~transfer${index}`, alongside: call.id, trunk: leg.trunk, from: ours, to, ringTimeoutSeconds: ringTimeout, abandoned: leg.recorded,
     });
     if (placed.kind === 'failed') {
       this.platform.log.info({ call: call.id, to, outcome: placed.outcome, sip_status: placed.sipStatus }, 'sip: bridged transfer failed');
@@ -317,7 +373,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     const leg = this.legs.get(callId);
     if (!leg?.dialog || leg.ending || leg.second) return { kind: 'bridge', outcome: 'failed', talkSeconds: 0 };
     const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
-      id: `${callId}~dial${++this.dials}`, trunk: leg.trunk, from: op.callerId, to: op.to, ringTimeoutSeconds: op.ringTimeoutSeconds,
+      id: `${callId}~dial${++this.dials}`, alongside: callId, trunk: leg.trunk, from: op.callerId, to: op.to, ringTimeoutSeconds: op.ringTimeoutSeconds,
       abandoned: Promise.race([cutShort, leg.recorded]),
     });
     if (placed.kind === 'failed') return { kind: 'bridge', outcome: placed.outcome, talkSeconds: 0 };
@@ -358,16 +414,17 @@ export class LiveSipCarrier implements VoiceCarrier {
     const leg = this.newLeg(call.id, trunk);
     const port = await this.engine.open(call.id);
     const sdp = buildSdp({ address: this.settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
-    const uri = `sip:${call.to_number}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
+    const uri = trunkUri(trunk, call.to_number);
     const invite = this.ua.invite({
       uri,
-      peer: { transport: trunk.transport === 'tcp' ? 'TCP' : 'UDP', address: trunk.host, port: trunk.port },
+      peer: trunkPeer(trunk),
       from: { user: call.from_number, host: this.settings.publicHost },
       to: uri,
       sdp,
       credentials: trunk.username && trunk.password ? { username: trunk.username, password: trunk.password } : undefined,
     });
     leg.invite = invite;
+    if (leg.abandoned === 'api') this.ua.cancel(invite);
     leg.ringTimer = setTimeout(() => {
       leg.abandoned = 'ring_timeout';
       this.ua.cancel(invite);
@@ -386,6 +443,8 @@ export class LiveSipCarrier implements VoiceCarrier {
       leg.markRecorded();
       this.legs.delete(call.id);
       const { status, reason } = outcome.response;
+      // Nothing answered because nothing could be sent (refused, a certificate we do not trust): say why.
+      if (outcome.response.local === 'transport') this.platform.log.warn({ call: call.id, trunk: trunk.name, reason }, 'sip: could not reach the trunk');
       if (leg.abandoned === 'api') {
         await this.saveSip(call.id, status, reason);
         return;
@@ -463,18 +522,17 @@ export class LiveSipCarrier implements VoiceCarrier {
     if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice') || (number.voice_trunk ?? trunk.name) !== trunk.name) {
       return this.ua.reject(incoming, 404, 'Not Found');
     }
-    if (number.agent_id) {
-      // The AI receptionist does not run on live calls yet (docs/live-voice.md): say so in SIP.
-      return this.ua.reject(incoming, 480, 'Temporarily Unavailable', { Reason: 'Q.850;cause=41;text="AI receptionist not available on live calls"' });
-    }
     let call: CallRow;
     try {
       call = await inTransaction(this.platform.database.db, async (trx) => {
         const row = await this.signals!.createInbound(trx, { accountId: number.account_id, mode: 'live', from, to, webhookUrl: number.webhook_url }, this.platform.clock);
-        const state: LiveCallState = { trunk: trunk.name, node: this.nodeId, sip_status: 200, sip_reason: 'OK' };
-        const changes: Partial<CallRow> = { carrier_state: JSON.stringify(state) };
-        // A number with nothing to run says so and hangs up, rather than leaving the caller in silence.
-        if (!row.flow_state) changes.flow_state = JSON.stringify(newFlowState(unconfiguredFlow()));
+        const state: LiveCallState = { trunk: trunk.name, sip_status: 200, sip_reason: 'OK' };
+        const changes: Partial<CallRow> = { carrier_state: JSON.stringify(state), node: this.nodeId };
+        // A number with an AI agent runs a flow that hands the answered call to it (an agent that
+        // is paused or gone fails that verb, and the caller hears so); a number with nothing to
+        // run says so and hangs up, rather than leaving the caller in silence.
+        if (number.agent_id) changes.flow_state = JSON.stringify(newFlowState(agentFlow(number.agent_id)));
+        else if (!row.flow_state) changes.flow_state = JSON.stringify(newFlowState(unconfiguredFlow()));
         await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
         return { ...row, ...changes };
       });
@@ -559,7 +617,9 @@ export class LiveSipCarrier implements VoiceCarrier {
       if (sipStatus !== null) row = { ...row, carrier_state: await this.saveSip(callId, sipStatus, sipReason, trx) };
       if (row.status === 'completed' || row.status === 'busy' || row.status === 'no_answer' || row.status === 'failed' || row.status === 'canceled') return;
       if (end.status === 'completed' && row.status !== 'in_progress') return;
-      await this.signals!.ended(trx, row, end);
+      // A call that failed says so with the carrier's own word too: failure.carrier_code is the SIP status.
+      const carrierCode = end.carrierCode ?? (end.status !== 'completed' && sipStatus !== null ? String(sipStatus) : undefined);
+      await this.signals!.ended(trx, row, carrierCode === undefined ? end : { ...end, carrierCode });
     });
   }
 
@@ -604,7 +664,18 @@ function e164Of(user: string | undefined): string | null {
 const UNCONFIGURED = 'This number is not set up to take calls yet. Goodbye.';
 
 function unconfiguredFlow() {
-  const checked = validateFlow([{ say: { text: UNCONFIGURED } }]);
-  if (!checked.ok) throw new Error('the built-in flow for unconfigured numbers is invalid');
+  return builtInFlow([{ say: { text: UNCONFIGURED } }]);
+}
+
+const AGENT_AWAY = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
+
+/** The AI agent answers; the say runs only when the agent could not take the call (paused, deleted). */
+function agentFlow(agentId: string) {
+  return builtInFlow([{ agent: { agent_id: agentId } }, { say: { text: AGENT_AWAY } }]);
+}
+
+function builtInFlow(verbs: unknown[]) {
+  const checked = validateFlow(verbs);
+  if (!checked.ok) throw new Error(`a built-in flow for inbound calls is invalid: ${JSON.stringify(checked.errors)}`);
   return checked.verbs;
 }

@@ -4,13 +4,25 @@
 // call's file into the recording's sink one second at a time, so memory stays bounded
 // whatever the length. Flow operations (speak, play, gather, record) run in
 // live-operations.ts; a `record` op is a span of the far end's channel, copied the same way.
-import { open } from 'node:fs/promises';
+// A call held by another node (several nodes on PostgreSQL) is not acted on here: each
+// command goes to that node (node-commands.ts), which runs this same code on its own memory.
+// With a speech-to-text endpoint the copy ends with the recording's transcript
+// (recording-transcript.ts); without one, live recordings have none.
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSink, RecordingSinks } from '../media-port.ts';
+import { transcribeSpans, type TranscribedSide } from './recording-transcript.ts';
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
+import type { CallCommand } from './node-commands.ts';
+
+/** Where calls held by other nodes are sent (NodeCommands); absent, every call is this node's. */
+export interface OtherNodes {
+  elsewhere(call: CallRow): boolean;
+  send(trx: Trx, call: CallRow, command: CallCommand): Promise<void>;
+}
 
 const HEADER_BYTES = 44;
 const FILE_CHANNELS = 2;
@@ -27,6 +39,8 @@ interface Capture {
   spans: { start: number; end: number | null }[];
   /** A flow's `record`: only the far end (what the caller said), not the whole call. */
   farOnly?: boolean;
+  /** Whether the recording gets a transcript (when a speech-to-text endpoint is configured). */
+  transcribe: boolean;
 }
 
 export class LiveMediaPort implements MediaPort {
@@ -42,7 +56,8 @@ export class LiveMediaPort implements MediaPort {
     private readonly calls: LiveCallMedia,
     speech: () => TextToSpeech,
     private readonly log: (err: Error, subject: string) => void,
-    stt: SpeechToText | null = null,
+    private readonly stt: SpeechToText | null = null,
+    private readonly nodes: OtherNodes | null = null,
   ) {
     this.hearsSpeech = stt !== null;
     const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
@@ -52,7 +67,7 @@ export class LiveMediaPort implements MediaPort {
       captured: (callId, span) => {
         const call = this.callsById.get(callId);
         if (!call) return;
-        const capture: Capture = { format: span.format, spans: [{ start: span.start, end: span.end }], farOnly: true };
+        const capture: Capture = { format: span.format, spans: [{ start: span.start, end: span.end }], farOnly: true, transcribe: span.transcribe };
         this.copy(call, span.recordingId, capture).catch((err: Error) => this.log(err, span.recordingId));
       },
       log: (err, callId, opId) => this.log(err, `${callId} operation ${opId}`),
@@ -81,7 +96,13 @@ export class LiveMediaPort implements MediaPort {
     this.sinks = sinks;
   }
 
+  /** The command to send instead of acting, when `call` lives on another node. */
+  private elsewhere(call: CallRow): boolean {
+    return this.nodes?.elsewhere(call) ?? false;
+  }
+
   async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'run', opId, op });
     trx.afterCommit(() => {
       this.callsById.set(call.id, call);
       this.operations.start(call.id, opId, op);
@@ -97,10 +118,12 @@ export class LiveMediaPort implements MediaPort {
   }
 
   async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'interrupt', opId });
     trx.afterCommit(() => this.operations.interrupt(call.id, opId));
   }
 
   async sendDtmf(trx: Trx, call: CallRow, digits: string): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'dtmf', digits });
     trx.afterCommit(() => void this.calls.sendDigits(call.id, digits.replace(/w/gi, '')).catch(() => {}));
   }
 
@@ -120,30 +143,48 @@ export class LiveMediaPort implements MediaPort {
   async elapsed(trx: Trx, call: CallRow): Promise<number> {
     if (this.answeredIn.get(trx)?.has(call.id)) return 0;
     if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
+    // Another node's call: its media clock is there; the answer time stored with the call is close.
+    if (this.elsewhere(call)) return call.answered_at ? Math.max(0, Date.now() - Date.parse(call.answered_at)) / 1000 : 0;
     return this.calls.elapsed(call.id) ?? 0;
   }
 
   async startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'start_capture', recordingId, format });
     const at = await this.elapsed(trx, call);
     const byId = this.captures.get(call.id) ?? new Map<string, Capture>();
     this.captures.set(call.id, byId);
-    const capture = byId.get(recordingId) ?? { format, spans: [] };
+    // A call's recording gets a transcript, as in the sandbox (with a speech-to-text endpoint).
+    const capture = byId.get(recordingId) ?? { format, spans: [], transcribe: true };
     if (capture.spans.at(-1)?.end === null) return;
     capture.spans.push({ start: at, end: null });
     byId.set(recordingId, capture);
   }
 
   async pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'pause_capture', recordingId });
     await this.closeSpan(trx, call, recordingId);
   }
 
   async stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+    if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'stop_capture', recordingId });
     const capture = await this.closeSpan(trx, call, recordingId);
-    if (!capture) return;
+    if (!capture) {
+      // A survivor ending a dead node's call: the audio died with that node, so the recording
+      // fails (call.recording.failed) rather than waiting for a file that will never come.
+      if (call.carrier_code === 'node_lost') trx.afterCommit(() => void this.lost(call, recordingId).catch((err: Error) => this.log(err, recordingId)));
+      return;
+    }
     this.captures.get(call.id)?.delete(recordingId);
     trx.afterCommit(() => {
       this.copy(call, recordingId, capture).catch((err: Error) => this.log(err, recordingId));
     });
+  }
+
+  private async lost(call: CallRow, recordingId: string): Promise<void> {
+    const sinks = this.sinks;
+    if (!sinks) throw new Error('live media port used before the recordings module connected its sinks');
+    const sink = await sinks.open(call.account_id, recordingId, { channels: 2, sampleRate: RATE });
+    await sink.abort('the media node holding the call\'s audio stopped (node_lost), so the audio is lost');
   }
 
   private async closeSpan(trx: Trx, call: CallRow, recordingId: string): Promise<Capture | undefined> {
@@ -171,6 +212,16 @@ export class LiveMediaPort implements MediaPort {
       return far;
     } finally {
       await file.close();
+    }
+  }
+
+  /** The recording's words from the speech-to-text endpoint; a failing endpoint leaves the recording without a transcript (logged). */
+  private async transcribe(file: FileHandle, stt: SpeechToText, call: CallRow, recordingId: string, capture: Capture, sink: RecordingSink): Promise<void> {
+    const spans = capture.spans.map((span) => ({ start: span.start, end: span.end ?? span.start }));
+    try {
+      sink.words(await transcribeSpans(file, stt, spans, sidesOf(call, capture)));
+    } catch (err) {
+      this.log(err as Error, `${recordingId} transcript`);
     }
   }
 
@@ -202,6 +253,7 @@ export class LiveMediaPort implements MediaPort {
             frame += frames;
           }
         }
+        if (this.stt && capture.transcribe) await this.transcribe(file, this.stt, call, recordingId, capture, sink);
       } finally {
         await file.close();
       }
@@ -211,6 +263,19 @@ export class LiveMediaPort implements MediaPort {
       throw err;
     }
   }
+}
+
+/**
+ * Who speaks on which side of the call's file, and where that lands in the recording: caller on
+ * channel 0 and callee on 1 (stereo), both on 0 (mono); a flow's `record` keeps the far end only.
+ */
+function sidesOf(call: CallRow, capture: Capture): TranscribedSide[] {
+  const outbound = call.direction !== 'inbound';
+  const far: TranscribedSide = { fileChannel: 0, channel: outbound ? 1 : 0, speaker: outbound ? 'callee' : 'caller' };
+  const near: TranscribedSide = { fileChannel: 1, channel: outbound ? 0 : 1, speaker: outbound ? 'caller' : 'callee' };
+  if (capture.farOnly) return [{ ...far, channel: 0 }];
+  if (capture.format.channels === 1) return [{ ...far, channel: 0 }, { ...near, channel: 0 }];
+  return [far, near];
 }
 
 /**

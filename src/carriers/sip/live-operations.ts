@@ -30,6 +30,8 @@ export interface CapturedSpan {
   format: RecordOp['format'];
   start: number;
   end: number;
+  /** The record verb asked for a transcript. */
+  transcribe: boolean;
 }
 
 /** How a gather hears words: the call's far-end audio, and a speech-to-text endpoint. */
@@ -230,7 +232,8 @@ export class LiveOperations {
         if (typeof heard === 'string') return collectResult(digits, heard);
         if (heard && heard.text !== '') {
           void this.hooks.heard(ctx.callId, { kind: 'speech', text: heard.text }).catch(() => undefined);
-          return { kind: 'collect', digits, speech: heard.text, confidence: heard.confidence, reason: 'speech' };
+          const utteranceTimes = { start: said!.start, end: said!.end ?? said!.start };
+          return { kind: 'collect', digits, speech: heard.text, confidence: heard.confidence, reason: 'speech', utterance: utteranceTimes };
         }
         // Nothing intelligible: listen again, with the full timeout.
         ended = new Promise<End>((resolve) => {
@@ -285,7 +288,7 @@ export class LiveOperations {
       const reason = await Promise.race([ended, ctx.cutShort]);
       const end = Math.max(start, reason === 'max_length' ? start + op.maxSeconds : (this.leg.elapsed(ctx.callId) ?? start));
       // A recording cut by interrupt is still kept; a hang-up keeps what was said before it.
-      this.hooks.captured(ctx.callId, { recordingId: op.recordingId, format: op.format, start, end });
+      this.hooks.captured(ctx.callId, { recordingId: op.recordingId, format: op.format, start, end, transcribe: op.transcribe === true });
       return { kind: 'record', reason, durationSeconds: Math.round((end - start) * 1000) / 1000 };
     } finally {
       clearTimeout(maxTimer);

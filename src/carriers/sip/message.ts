@@ -17,6 +17,11 @@ export interface SipResponse {
   reason: string;
   headers: SipHeaders;
   body: string;
+  /**
+   * Made up here, never received: the transaction timed out, the transport failed, or we
+   * canceled before anything answered (`reason` says how).
+   */
+  local?: 'timeout' | 'transport' | 'canceled';
 }
 
 export type SipMessage = SipRequest | SipResponse;

@@ -1,21 +1,30 @@
 // `switchboard carriers check` for a SIP trunk: an OPTIONS from an ephemeral port, with
 // digest credentials when the trunk challenges. Any final answer proves the trunk is
-// reachable; 2xx (or a 405 from a trunk that refuses OPTIONS) means it is usable.
+// reachable; 2xx (or a 405 from a trunk that refuses OPTIONS) means it is usable. Over TLS
+// the handshake is checked as a call would make it (our CA file, verification on), so a
+// certificate problem shows here with the TLS error.
 import { SipTransport } from './transport.ts';
 import { UserAgent } from './user-agent.ts';
-import type { TrunkSettings } from './settings.ts';
+import { transportTls } from './tls.ts';
+import { trunkPeer, trunkUri } from './trunk-target.ts';
+import type { SipTlsSettings, TrunkSettings } from './settings.ts';
 
-export async function probeTrunk(trunk: TrunkSettings, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
-  const tcp = trunk.transport === 'tcp';
-  const transport = new SipTransport({ host: trunk.host.includes(':') ? '::' : '0.0.0.0', udpPort: tcp ? undefined : 0, tcpPort: tcp ? 0 : undefined });
+export async function probeTrunk(trunk: TrunkSettings, tls: SipTlsSettings, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
+  const peer = trunkPeer(trunk);
+  // Stream transports need no listener to send; UDP needs its socket.
+  const transport = new SipTransport({
+    host: trunk.host.includes(':') ? '::' : '0.0.0.0', udpPort: peer.transport === 'UDP' ? 0 : undefined,
+    tls: peer.transport === 'TLS' ? transportTls(tls) : undefined,
+  });
   await transport.start();
   const ua = new UserAgent({ transport, publicHost: '127.0.0.1', timers: { t1: Math.min(500, timeoutMs / 64), t2: 4000, linger: 0 } });
   const credentials = trunk.username && trunk.password ? { username: trunk.username, password: trunk.password } : undefined;
   try {
     const started = Date.now();
-    const response = await ua.options(`sip:${trunk.host}:${trunk.port}`, { transport: tcp ? 'TCP' : 'UDP', address: trunk.host, port: trunk.port }, credentials);
+    const response = await ua.options(trunkUri(trunk), peer, credentials);
     const ms = Date.now() - started;
-    if (response.status === 408 && /no response/.test(response.reason)) return { ok: false, detail: `no answer to OPTIONS within ${timeoutMs} ms` };
+    if (response.local === 'timeout') return { ok: false, detail: `no answer to OPTIONS within ${timeoutMs} ms` };
+    if (response.local === 'transport') return { ok: false, detail: response.reason.replace(/^Service Unavailable \((.*)\)$/, '$1') };
     const ok = (response.status >= 200 && response.status < 300) || response.status === 405;
     return { ok, detail: `OPTIONS answered ${response.status} ${response.reason} in ${ms} ms` };
   } catch (err) {

@@ -7,6 +7,7 @@ import type { MediaEngine } from '../rtp/engine.ts';
 import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
 import type { SipSettings, TrunkSettings } from './settings.ts';
+import { trunkPeer, trunkUri } from './trunk-target.ts';
 import { buildSdp, negotiate, parseSdp } from './sdp.ts';
 import { failureOutcome } from './causes.ts';
 import { parseReason } from './headers.ts';
@@ -47,6 +48,8 @@ export class SecondLeg {
 export interface SecondLegRequest {
   /** The media engine's id for the leg (distinct from the call's own leg). */
   id: string;
+  /** The call's own media leg, which this one will be bridged to (they must share a media worker). */
+  alongside: string;
   trunk: TrunkSettings;
   /** The number the far end sees as calling. */
   from: string;
@@ -60,12 +63,12 @@ export interface SecondLegRequest {
 export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine; settings: SipSettings }, request: SecondLegRequest): Promise<SecondLegResult> {
   const { ua, engine, settings } = deps;
   const { trunk } = request;
-  const port = await engine.open(request.id);
+  const port = await engine.open(request.id, { alongside: request.alongside });
   const sdp = buildSdp({ address: settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
-  const uri = `sip:${request.to}@${trunk.host}:${trunk.port}${trunk.transport === 'tcp' ? ';transport=tcp' : ''}`;
+  const uri = trunkUri(trunk, request.to);
   const invite = ua.invite({
     uri,
-    peer: { transport: trunk.transport === 'tcp' ? 'TCP' : 'UDP', address: trunk.host, port: trunk.port },
+    peer: trunkPeer(trunk),
     from: { user: request.from, host: settings.publicHost },
     to: uri,
     sdp,

@@ -7,7 +7,11 @@ export interface TrunkSettings {
   /** Where outbound INVITEs go (the carrier's SIP host or an outbound proxy). */
   host: string;
   port: number;
-  transport: 'udp' | 'tcp';
+  transport: 'udp' | 'tcp' | 'tls';
+  /** Address the trunk with `sips:` URIs (TLS on every hop) rather than `sip:...;transport=tls`. */
+  sips: boolean;
+  /** The name the trunk's TLS certificate carries, when `host` is an IP address. */
+  tlsServerName?: string | undefined;
   /** Digest credentials for 401/407 challenges, when the trunk authenticates by password. */
   username?: string | undefined;
   password?: string | undefined;
@@ -24,11 +28,25 @@ export interface SipSettings {
   bindHost: string;
   udpPort: number | undefined;
   tcpPort: number | undefined;
+  tlsPort: number | undefined;
+  tls: SipTlsSettings;
   /** Host or IP put in Via, Contact and SDP: what the trunk can reach (the public address behind NAT). */
   publicHost: string;
   rtpPortMin: number;
   rtpPortMax: number;
+  /** Media worker threads (undefined: one per CPU core). */
+  rtpWorkers: number | undefined;
   trunks: TrunkSettings[];
   /** How long a node's heartbeat may be stale before a survivor ends its calls. */
   nodeLeaseSeconds: number;
+}
+
+/** Our TLS certificate and key (paths), and how peers' certificates are judged. */
+export interface SipTlsSettings {
+  certFile?: string | undefined;
+  keyFile?: string | undefined;
+  /** PEM bundle of the CAs that may sign a peer's certificate; without it, the system's CAs. */
+  caFile?: string | undefined;
+  /** Refuse a peer whose certificate does not verify. On unless the operator turns it off. */
+  verify: boolean;
 }

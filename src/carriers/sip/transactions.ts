@@ -1,7 +1,7 @@
 // SIP transactions (RFC 3261 section 17): the layer that makes an unreliable transport
 // reliable. Client transactions retransmit requests over UDP (timers A/E, doubling from
 // T1 up to T2) until a response arrives or they time out (timers B/F, 64*T1, reported as a
-// 408); an INVITE client transaction acknowledges non-2xx finals itself. Server
+// 408; a connection that cannot be made, as a 503 at once); an INVITE client transaction acknowledges non-2xx finals itself. Server
 // transactions absorb retransmitted requests by replaying their last response, and an
 // INVITE server transaction retransmits a non-2xx final until the ACK arrives (timer G/H).
 import { SipHeaders, type SipRequest, type SipResponse } from './message.ts';
@@ -55,7 +55,9 @@ export class TransactionLayer {
     const key = `${topBranch(request)}|${request.method}`;
     const tx: ClientTransaction = { request, to, onResponse, done: false, timers: [] };
     this.clients.set(key, tx);
-    void this.transport.send(request, to).catch(() => this.timeout(key, tx));
+    // A connection that cannot be made (refused, a TLS certificate we do not trust) fails the
+    // transaction at once, as a 503 that says why (RFC 3261 8.1.3.1), not after timer B.
+    void this.transport.send(request, to).catch((error: Error) => this.timeout(key, tx, { status: 503, reason: `Service Unavailable (${error.message})`, local: 'transport' }));
     if (to.transport === 'UDP') this.retransmit(key, tx, this.timers.t1);
     const limit = setTimeout(() => this.timeout(key, tx), 64 * this.timers.t1);
     tx.timers.push(limit);
@@ -177,7 +179,7 @@ export class TransactionLayer {
     tx.timers.push(timer);
   }
 
-  private timeout(key: string, tx: ClientTransaction): void {
+  private timeout(key: string, tx: ClientTransaction, local: { status: number; reason: string; local: 'timeout' | 'transport' } = { status: 408, reason: 'Request Timeout (no response)', local: 'timeout' }): void {
     if (tx.done) return;
     tx.done = true;
     this.clearTimers(tx, true);
@@ -189,7 +191,7 @@ export class TransactionLayer {
       'Call-ID': tx.request.headers.get('call-id'),
       CSeq: tx.request.headers.get('cseq'),
     });
-    tx.onResponse({ kind: 'response', status: 408, reason: 'Request Timeout (no response)', headers, body: '' });
+    tx.onResponse({ kind: 'response', ...local, headers, body: '' });
   }
 
   private clearTimers(tx: { timers: NodeJS.Timeout[] }, all: boolean): void {

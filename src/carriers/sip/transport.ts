@@ -1,43 +1,86 @@
-// Moves SIP messages over UDP and TCP. UDP: one socket, a datagram per message. TCP: a
-// listener plus one connection per peer (reused both ways, as RFC 3261 18 asks: a response
-// goes back on the connection its request came in on), framed by Content-Length.
+// Moves SIP messages over UDP, TCP and TLS. UDP: one socket, a datagram per message. TCP and
+// TLS: a listener plus one connection per peer, framed by Content-Length and reused both
+// ways (RFC 3261 18: a response goes back on the connection its request came in on; a
+// request to a peer we already hold a connection with goes on that connection, RFC 5923).
+// TLS connections we open verify the peer's certificate unless the operator turned it off.
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer, connect, type Server, type Socket as TcpSocket } from 'node:net';
+import { createServer, connect, isIP, type Server, type Socket as TcpSocket } from 'node:net';
+import { checkServerIdentity, connect as tlsConnect, createServer as createTlsServer, type PeerCertificate, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { frameLength, parseSipMessage, serializeSipMessage, type SipMessage } from './message.ts';
 
-export type TransportName = 'UDP' | 'TCP';
+export type TransportName = 'UDP' | 'TCP' | 'TLS';
 
 export interface Peer {
   transport: TransportName;
   address: string;
   port: number;
+  /** For TLS: the name the peer's certificate must carry, when `address` is an IP that it does not. */
+  serverName?: string | undefined;
+  /** The message came on a connection the peer opened to our listener (answers go back on it). */
+  accepted?: boolean;
+}
+
+/** Our certificate (for the TLS listener) and how we judge the certificates of peers we connect to. */
+export interface TransportTls {
+  cert?: Buffer | undefined;
+  key?: Buffer | undefined;
+  /** CAs that may sign a peer's certificate; undefined means the system's. */
+  ca?: Buffer | undefined;
+  /** Refuse a peer whose certificate does not verify (chain and name). */
+  verify: boolean;
 }
 
 export interface TransportOptions {
   host: string;
   udpPort?: number | undefined;
   tcpPort?: number | undefined;
+  tlsPort?: number | undefined;
+  tls?: TransportTls | undefined;
 }
 
 export type MessageHandler = (message: SipMessage, from: Peer) => void;
 
 /** Bytes a TCP peer may send before a complete message; beyond this it is dropped. */
 const MAX_TCP_BUFFER = 64 * 1024;
+/** A stream connection that has not connected (or finished its handshake) by then has failed. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Which pooled connection a message to `peer` may use. A TLS connection we opened is known by
+ * the name its certificate was verified for, so a trunk expecting another name never rides
+ * on it; one a peer opened to us (unverified: we ask no client certificate) carries only
+ * the answers to what came on it, never our requests.
+ */
+function keyOf(peer: Peer): string {
+  const base = `${peer.transport}:${peer.address}:${peer.port}`;
+  if (peer.transport !== 'TLS') return base;
+  return peer.accepted ? `${base}#accepted` : `${base}#${peer.serverName ?? peer.address}`;
+}
 
 export class SipTransport {
   private udp: Socket | undefined;
   private tcp: Server | undefined;
+  private tlsServer: TlsServer | undefined;
   private readonly connections = new Map<string, TcpSocket>();
+  /** Connections being opened, so two sends to one peer share one connection. */
+  private readonly opening = new Map<string, Promise<TcpSocket>>();
   private handler: MessageHandler = () => {};
+  private onTlsError: (error: Error, peer: string) => void = () => {};
   /** Malformed messages received (logged by the owner; never crash the stack). */
   parseErrors = 0;
   udpPort = 0;
   tcpPort = 0;
+  tlsPort = 0;
 
   constructor(private readonly options: TransportOptions) {}
 
   onMessage(handler: MessageHandler): void {
     this.handler = handler;
+  }
+
+  /** Called when a peer's TLS handshake with our listener fails (wrong CA, expired, not TLS at all). */
+  onTlsFailure(handler: (error: Error, peer: string) => void): void {
+    this.onTlsError = handler;
   }
 
   async start(): Promise<void> {
@@ -54,18 +97,20 @@ export class SipTransport {
       this.udpPort = udp.address().port;
     }
     if (this.options.tcpPort !== undefined) {
-      const tcp = createServer((socket) => this.adopt(socket));
-      await new Promise<void>((resolve, reject) => {
-        tcp.once('error', reject);
-        tcp.listen(this.options.tcpPort, host, () => resolve());
-      });
-      this.tcp = tcp;
-      this.tcpPort = (tcp.address() as { port: number }).port;
+      this.tcp = createServer((socket) => this.adopt(socket, { transport: 'TCP', accepted: true }));
+      this.tcpPort = await listen(this.tcp, this.options.tcpPort, host);
+    }
+    if (this.options.tlsPort !== undefined) {
+      const tls = this.options.tls;
+      if (!tls?.cert || !tls.key) throw new Error('a TLS SIP listener needs a certificate and a key');
+      this.tlsServer = createTlsServer({ cert: tls.cert, key: tls.key }, (socket) => this.adopt(socket, { transport: 'TLS', accepted: true }));
+      this.tlsServer.on('tlsClientError', (error, socket) => this.onTlsError(error, `${socket.remoteAddress}:${socket.remotePort}`));
+      this.tlsPort = await listen(this.tlsServer, this.options.tlsPort, host);
     }
   }
 
   localPort(transport: TransportName): number {
-    return transport === 'UDP' ? this.udpPort : this.tcpPort;
+    return transport === 'UDP' ? this.udpPort : transport === 'TCP' ? this.tcpPort : this.tlsPort;
   }
 
   async send(message: SipMessage, to: Peer): Promise<void> {
@@ -82,9 +127,11 @@ export class SipTransport {
   async stop(): Promise<void> {
     for (const socket of this.connections.values()) socket.destroy();
     this.connections.clear();
+    const close = (server: Server | undefined) => server ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined;
     await Promise.all([
       this.udp ? new Promise<void>((resolve) => this.udp!.close(() => resolve())) : undefined,
-      this.tcp ? new Promise<void>((resolve) => this.tcp!.close(() => resolve())) : undefined,
+      close(this.tcp),
+      close(this.tlsServer),
     ]);
   }
 
@@ -101,25 +148,67 @@ export class SipTransport {
   }
 
   private async connection(to: Peer): Promise<TcpSocket> {
-    const key = `${to.address}:${to.port}`;
+    const key = keyOf(to);
     const existing = this.connections.get(key);
     if (existing && !existing.destroyed) return existing;
-    const socket = connect({ host: to.address, port: to.port });
+    const pending = this.opening.get(key) ?? this.open(to);
+    this.opening.set(key, pending);
+    try {
+      const socket = await pending;
+      // Known by the name we asked for too: a trunk host that is a DNS name finds it again.
+      this.remember(key, socket);
+      return socket;
+    } finally {
+      this.opening.delete(key);
+    }
+  }
+
+  private async open(to: Peer): Promise<TcpSocket> {
+    const socket = to.transport === 'TLS' ? this.openTls(to) : connect({ host: to.address, port: to.port });
+    const ready = to.transport === 'TLS' ? 'secureConnect' : 'connect';
+    socket.setTimeout(CONNECT_TIMEOUT_MS);
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('error', reject);
+      socket.once(ready, resolve);
+      socket.once('error', (error) => reject(connectError(to, error)));
+      socket.once('timeout', () => {
+        socket.destroy();
+        reject(new Error(`${to.transport} connection to ${to.address}:${to.port} timed out after ${CONNECT_TIMEOUT_MS} ms`));
+      });
     });
-    this.adopt(socket);
+    socket.setTimeout(0);
+    this.adopt(socket, { transport: to.transport, serverName: to.serverName ?? (isIP(to.address) ? undefined : to.address) });
     return socket;
   }
 
-  private adopt(socket: TcpSocket): void {
-    const peer: Peer = { transport: 'TCP', address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
-    const key = `${peer.address}:${peer.port}`;
+  private openTls(to: Peer): TLSSocket {
+    const tls = this.options.tls ?? { verify: true };
+    const name = to.serverName ?? (isIP(to.address) ? undefined : to.address);
+    return tlsConnect({
+      host: to.address, port: to.port,
+      // SNI only takes names; without one, the certificate is checked against the IP.
+      ...(name ? { servername: name } : {}),
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      // Offered when the peer asks for a client certificate (mutual TLS).
+      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      rejectUnauthorized: tls.verify,
+      ...(to.serverName && isIP(to.address) ? { checkServerIdentity: checkAgainst(to.serverName) } : {}),
+    });
+  }
+
+  private remember(key: string, socket: TcpSocket): void {
     this.connections.set(key, socket);
+    socket.once('close', () => {
+      if (this.connections.get(key) === socket) this.connections.delete(key);
+    });
+  }
+
+  /** Reads SIP messages off a stream connection; they are `from` its remote end, as `how` says. */
+  private adopt(socket: TcpSocket, how: Omit<Peer, 'address' | 'port'>): void {
+    const peer: Peer = { ...how, address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
+    this.remember(keyOf(peer), socket);
     let buffer = Buffer.alloc(0);
     socket.setNoDelay(true);
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: Buffer) => {
       buffer = Buffer.concat([buffer, chunk]);
       for (let length = frameLength(buffer); length !== undefined; length = frameLength(buffer)) {
         const frame = buffer.subarray(0, length);
@@ -129,8 +218,24 @@ export class SipTransport {
       if (buffer.length > MAX_TCP_BUFFER) socket.destroy();
     });
     socket.on('error', () => {});
-    socket.on('close', () => {
-      if (this.connections.get(key) === socket) this.connections.delete(key);
-    });
   }
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as { port: number }).port;
+}
+
+/** What an operator reads when a connection fails: which peer, which transport, and the TLS verdict. */
+function connectError(to: Peer, error: Error): Error {
+  const what = to.transport === 'TLS' ? 'TLS handshake with' : 'TCP connection to';
+  return new Error(`${what} ${to.address}:${to.port} failed: ${error.message}`, { cause: error });
+}
+
+/** Checks a certificate against a configured name instead of the IP we connected to. */
+function checkAgainst(name: string) {
+  return (_host: string, cert: PeerCertificate) => checkServerIdentity(name, cert);
 }

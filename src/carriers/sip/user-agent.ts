@@ -83,8 +83,10 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
     return this.dialogs.size;
   }
 
-  contactFor(transport: TransportName, user = 'switchboard'): string {
-    const uri = formatUri({ scheme: 'sip', user, host: this.config.publicHost, port: this.config.transport.localPort(transport), params: transport === 'TCP' ? { transport: 'tcp' } : {} });
+  /** Where the peer reaches us for this dialog: our listener of that transport (`sips:` when the request was). */
+  contactFor(transport: TransportName, user = 'switchboard', scheme: 'sip' | 'sips' = 'sip'): string {
+    const params: Record<string, string> = transport === 'UDP' || scheme === 'sips' ? {} : { transport: transport.toLowerCase() };
+    const uri = formatUri({ scheme, user, host: this.config.publicHost, port: this.config.transport.localPort(transport), params });
     return `<${uri}>`;
   }
 
@@ -106,7 +108,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
         kind: 'request', method: 'INVITE', uri: options.uri, body: options.sdp,
         headers: SipHeaders.from({
           Via: this.via(options.peer.transport), 'Max-Forwards': '70', From: from, To: to, 'Call-ID': callId, CSeq: `${seq} INVITE`,
-          Contact: this.contactFor(options.peer.transport, options.from.user), Allow: ALLOW, Supported: 'replaces, timer',
+          Contact: this.contactFor(options.peer.transport, options.from.user, schemeOf(options.uri)), Allow: ALLOW, Supported: 'replaces, timer',
           'User-Agent': this.config.userAgent ?? 'Switchboard', 'Content-Type': 'application/sdp',
           ...(authorization ? { [authorization.header]: authorization.value } : {}), ...options.headers,
         }),
@@ -166,7 +168,15 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   cancel(call: OutgoingInvite): void {
     if (call.settled || call.cancelRequested) return;
     call.cancelRequested = true;
-    if (call.gotProvisional && call.current && call.currentPeer) this.sendCancel(call.current, call.currentPeer);
+    if (call.gotProvisional && call.current && call.currentPeer) {
+      this.sendCancel(call.current, call.currentPeer);
+      return;
+    }
+    // Nothing has answered yet, so no CANCEL may be sent (RFC 3261 9.1), and the INVITE may go
+    // on being retransmitted until Timer B (32 s). The call is over for us now: its outcome is
+    // settled at once, while the transaction stays to CANCEL a provisional that comes later, or
+    // to ACK and BYE a late 2xx (onResponse above).
+    call.resolve({ kind: 'failed', response: canceledBeforeProvisional(call.current) });
   }
 
   /** Sends a provisional response (180 Ringing, 183 with early media SDP). */
@@ -381,7 +391,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
       'Call-ID': request.headers.get('call-id'),
       CSeq: request.headers.get('cseq'),
       'Record-Route': dialogCreating ? request.headers.getAll('record-route') : undefined,
-      Contact: options.contact || dialogCreating ? this.contactFor(this.transportOf(request)) : undefined,
+      Contact: options.contact || dialogCreating ? this.contactFor(this.transportOf(request), undefined, schemeOf(request.uri)) : undefined,
       'User-Agent': this.config.userAgent ?? 'Switchboard',
       ...(options.body ? { 'Content-Type': 'application/sdp' } : {}),
       ...options.headers,
@@ -390,8 +400,8 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   }
 
   private transportOf(request: SipRequest): TransportName {
-    const via = request.headers.get('via') ?? '';
-    return /SIP\/2\.0\/TCP/i.test(via) ? 'TCP' : 'UDP';
+    const sent = /SIP\s*\/\s*2\.0\s*\/\s*(TCP|TLS)/i.exec(request.headers.get('via') ?? '');
+    return sent ? (sent[1]!.toUpperCase() as TransportName) : 'UDP';
   }
 
   private dialogFromUac(request: SipRequest, response: SipResponse, transport: TransportName): Dialog {
@@ -416,7 +426,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   }
 
   private register(state: DialogState, transport: TransportName): Dialog {
-    const dialog = new Dialog(state, this.dialogSender(), (t) => this.via(t), this.contactFor(transport));
+    const dialog = new Dialog(state, this.dialogSender(), (t) => this.via(t), this.contactFor(transport, undefined, schemeOf(state.remoteTarget)));
     this.dialogs.set(dialog.id, dialog);
     dialog.on('ended', () => this.dialogs.delete(dialog.id));
     return dialog;
@@ -473,3 +483,16 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   }
 }
 
+/** `sips` when a URI asks for TLS end to end (RFC 3261 19.1), else `sip`. */
+function schemeOf(uri: string): 'sip' | 'sips' {
+  return /^sips:/i.test(uri.trim()) ? 'sips' : 'sip';
+}
+
+/** The outcome of an INVITE we gave up on before any response: a 487 made up here. */
+function canceledBeforeProvisional(request: SipRequest | undefined): SipResponse {
+  const headers = SipHeaders.from(request ? {
+    Via: request.headers.getAll('via'), From: request.headers.get('from'), To: request.headers.get('to'),
+    'Call-ID': request.headers.get('call-id'), CSeq: request.headers.get('cseq'),
+  } : {});
+  return { kind: 'response', status: 487, reason: 'Request Terminated (canceled before any provisional response)', headers, body: '', local: 'canceled' };
+}

@@ -16,24 +16,33 @@ import { ConversationService } from './conversations/service.ts';
 import { ConversationRunner } from './conversations/runner.ts';
 import { conversationRoutes } from './conversations/routes.ts';
 import { FlowHandover } from './conversations/flow-handover.ts';
+import { LiveConversations, LIVE_OP_PREFIX } from './conversations/live-runner.ts';
 import type { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
+import type { VoiceCarriers } from '../../carriers/carrier.ts';
 
 export const aiModule: SwitchboardModule = {
   name: 'ai',
   register(app, { platform, events, services }) {
     const llm = platform.config.llm;
     const engine = createEngine(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } } : {});
-    const agents = new AgentService(platform, events, services.numbers);
+    const agents = new AgentService(platform, events, services.numbers, () => liveHearsSpeech(services.voiceCarriers));
     const knowledge = new KnowledgeService(platform, events, agents);
     const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name, services.inboundFlowCalls);
-    new ConversationRunner(platform, conversations, services.calls, new KnowledgeIndexCache(platform.database.db), engine);
+    const indexes = new KnowledgeIndexCache(platform.database.db);
+    // On live calls the agent speaks and listens through the call's media port; its operations report here.
+    const live = new LiveConversations(platform, conversations, services.calls, services.voiceCarriers, indexes, engine);
+    services.flowInterpreter.routeMedia(LIVE_OP_PREFIX, live);
+    new ConversationRunner(platform, conversations, services.calls, indexes, engine, live);
     // A flow's agent verb starts a conversation on the call; the sandbox caller's script lines become what it says.
     const simulator = services.voiceCarriers.named('simulator') as SimulatedVoiceCarrier;
-    services.flowInterpreter.connectAgents(new FlowHandover(platform, conversations, (trx, call) => simulator.takeCallerLines(trx, call)));
+    services.flowInterpreter.connectAgents(new FlowHandover(platform, conversations, (trx, call) => simulator.takeCallerLines(trx, call), live));
     services.agents = agents;
     services.knowledge = knowledge;
     services.conversations = conversations;
-    services.numbers.assertAgent = (accountId, mode, agentId) => agents.assertExists(accountId, mode, agentId);
+    services.numbers.assertAgent = async (accountId, mode, agentId) => {
+      await agents.assertExists(accountId, mode, agentId);
+      agents.assertCanHear(mode, 'agent_id');
+    };
 
     app.addSchema(AgentSchema);
     app.addSchema(KnowledgeDocumentSchema);
@@ -43,3 +52,9 @@ export const aiModule: SwitchboardModule = {
     conversationRoutes(app, conversations);
   },
 };
+
+/** A live server whose carrier cannot hear words (no speech.stt) cannot run agents on live calls; no live carrier at all takes no calls, so nothing to refuse. */
+function liveHearsSpeech(carriers: VoiceCarriers): boolean {
+  const live = carriers.all().find((c) => c.name !== 'simulator');
+  return live?.media.hearsSpeech !== false;
+}

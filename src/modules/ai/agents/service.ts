@@ -79,7 +79,23 @@ export function agentProfile(row: AgentRow): AgentProfile {
 }
 
 export class AgentService {
-  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly numbers: NumberService) {}
+  constructor(
+    private readonly platform: Platform,
+    private readonly events: EventEmitter,
+    private readonly numbers: NumberService,
+    /** Whether this server's live calls can hear words (a speech-to-text endpoint); without, no live number gets an agent. */
+    private readonly liveHearsSpeech: () => boolean = () => true,
+  ) {}
+
+  /**
+   * An agent on a live number must hear its callers: refused (400 naming `field`) when this
+   * server's live carrier has no speech-to-text endpoint. Sandbox numbers always can.
+   */
+  assertCanHear(mode: Mode, field: string): void {
+    if (mode === 'live' && !this.liveHearsSpeech()) {
+      throw invalidField(field, 'cannot be answered by an AI agent on this server: live calls need a speech-to-text endpoint (speech.stt in the carriers file) for the agent to hear the caller.', 'not_allowed');
+    }
+  }
 
   private get db() {
     return this.platform.database.db;
@@ -225,6 +241,7 @@ export class AgentService {
       if (!(JSON.parse(number.capabilities) as string[]).includes('voice')) {
         throw invalidField(`number_ids[${i}]`, `${number.phone_number} cannot take voice calls.`, 'not_allowed');
       }
+      if (number.agent_id !== agent.id) this.assertCanHear(agent.mode, `number_ids[${i}]`);
       wanted.push(number);
     }
     const keep = new Set(numberIds);

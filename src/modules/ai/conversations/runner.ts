@@ -16,9 +16,10 @@ import { isFinal } from '../../calls/states.ts';
 import { MESSAGE_PROMPT, type AgentReply, type ReceptionistEngine, type TranscriptTurn } from '../engine/index.ts';
 import { agentProfile } from '../agents/service.ts';
 import type { KnowledgeIndexCache } from '../knowledge/index-cache.ts';
-import type { AgentRow, ConversationRow } from '../tables.ts';
+import type { ConversationRow } from '../tables.ts';
 import { JOB_ANSWER, JOB_SCORE, JOB_TURN, outcomeOf, type ConversationService } from './service.ts';
 import { nextTurnAt, spokenUntil } from './timing.ts';
+import type { LiveConversations } from './live-runner.ts';
 
 /** Seconds the agent lets the transfer target ring before offering to take a message. */
 export const TRANSFER_RING_TIMEOUT = 20;
@@ -33,6 +34,7 @@ export class ConversationRunner {
     private readonly calls: CallService,
     private readonly indexes: KnowledgeIndexCache,
     private readonly engine: ReceptionistEngine,
+    private readonly live: LiveConversations,
   ) {
     platform.jobs.register<Ids>(JOB_ANSWER, (p) => this.answer(p.conversationId));
     platform.jobs.register<Ids & { position: number }>(JOB_TURN, (p) => this.turn(p.conversationId, p.position));
@@ -49,7 +51,7 @@ export class ConversationRunner {
   private async answer(conversationId: string): Promise<void> {
     const conv = await this.conversations.readAll(this.db, conversationId);
     if (!conv || conv.status !== 'in_progress' || conv.transcript !== '[]') return;
-    const agent = await this.agent(conv);
+    const agent = await this.conversations.agentOf(this.db, conv);
     await inTransaction(this.db, async (trx) => {
       const call = await this.calls.lock(trx, conv.call_id);
       const current = await this.conversations.lock(trx, { id: conversationId });
@@ -60,7 +62,7 @@ export class ConversationRunner {
       if (!handedOver) await this.calls.answered(trx, call);
       const greeting = this.engine.greet(agentProfile(agent), clock.now());
       const turn: TranscriptTurn = { speaker: 'agent', text: greeting.text, at: 0, citations: [], action: greeting.action };
-      await this.save(trx, current, { transcript: JSON.stringify([turn]) }, clock);
+      await this.conversations.save(trx, current, { transcript: JSON.stringify([turn]) }, clock);
       await this.conversations.schedule(trx, current, JOB_TURN, { conversationId, position: 0 }, nextTurnAt(turn));
     });
   }
@@ -71,7 +73,7 @@ export class ConversationRunner {
     if (!conv || !this.awaitsTurn(conv, position)) return;
     const transcript = JSON.parse(conv.transcript) as TranscriptTurn[];
     const utterance = (JSON.parse(conv.caller_script) as string[])[position];
-    const agent = await this.agent(conv);
+    const agent = await this.conversations.agentOf(this.db, conv);
     let reply: AgentReply | null = null;
     if (utterance !== undefined) {
       const index = await this.indexes.get(agent.id, agent.knowledge_version);
@@ -104,14 +106,14 @@ export class ConversationRunner {
       if (reply.action === 'transfer' && agent.transfer_number) {
         try {
           const { index } = await this.calls.startTransfer(trx, call, agent.transfer_number, TRANSFER_RING_TIMEOUT, clock);
-          await this.save(trx, current, { ...set, transcript: JSON.stringify(turns), pending_transfer: index }, clock);
+          await this.conversations.save(trx, current, { ...set, transcript: JSON.stringify(turns), pending_transfer: index }, clock);
           return; // transferSettled takes it from here
         } catch (error) {
           if (!(error instanceof Problem)) throw error;
           turns.push({ speaker: 'agent', text: TRANSFER_FAILED_TEXT, at: nextTurnAt(agentTurn), citations: [], action: 'clarify' });
         }
       }
-      const saved = await this.save(trx, current, { ...set, transcript: JSON.stringify(turns) }, clock);
+      const saved = await this.conversations.save(trx, current, { ...set, transcript: JSON.stringify(turns) }, clock);
       const last = turns.at(-1)!;
       if (reply.action === 'end') {
         await this.calls.ended(trx, call, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: 'callee', talkSeconds: spokenUntil(last) });
@@ -130,9 +132,11 @@ export class ConversationRunner {
       await this.conversations.complete(trx, conv, 'transferred', clock);
       return;
     }
+    // On a live call the agent says so over the call's media and listens again.
+    if (call.mode !== 'sandbox') return this.live.transferFailed(trx, call, conv, clock);
     const transcript = JSON.parse(conv.transcript) as TranscriptTurn[];
     const turn: TranscriptTurn = { speaker: 'agent', text: TRANSFER_FAILED_TEXT, at: nextTurnAt(transcript.at(-1)), citations: [], action: 'clarify' };
-    const saved = await this.save(trx, conv, { transcript: JSON.stringify([...transcript, turn]), pending_transfer: null }, clock);
+    const saved = await this.conversations.save(trx, conv, { transcript: JSON.stringify([...transcript, turn]), pending_transfer: null }, clock);
     await this.conversations.schedule(trx, saved, JOB_TURN, { conversationId: conv.id, position: conv.script_position }, nextTurnAt(turn) - turn.at);
   }
 
@@ -162,15 +166,7 @@ export class ConversationRunner {
     return conv.status === 'in_progress' && conv.script_position === position && conv.pending_transfer === null;
   }
 
-  private async save(trx: Trx, row: ConversationRow, set: Partial<ConversationRow>, clock: Clock): Promise<ConversationRow> {
-    const changes = { ...set, updated_at: clock.now().toISOString() };
-    await trx.updateTable('ai_conversations').set(changes).where('id', '=', row.id).execute();
-    return { ...row, ...changes };
-  }
 
-  private agent(conv: ConversationRow): Promise<AgentRow> {
-    return this.db.selectFrom('ai_agents').selectAll().where('id', '=', conv.agent_id).executeTakeFirstOrThrow();
-  }
 
   private clock(trx: Trx, call: CallRow): Promise<Clock> {
     return this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);

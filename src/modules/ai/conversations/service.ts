@@ -245,6 +245,17 @@ export class ConversationService {
   readAll(db: Kysely<Tables>, id: string): Promise<ConversationRow | undefined> {
     return db.selectFrom('ai_conversations').selectAll().where('id', '=', id).executeTakeFirst();
   }
+
+  /** Writes a turn's changes and returns the row as it now is (both runners, sandbox and live). */
+  async save(trx: Trx, row: ConversationRow, set: Partial<ConversationRow>, clock: Clock): Promise<ConversationRow> {
+    const changes = { ...set, updated_at: clock.now().toISOString() };
+    await trx.updateTable('ai_conversations').set(changes).where('id', '=', row.id).execute();
+    return { ...row, ...changes };
+  }
+
+  agentOf(db: Kysely<Tables>, conv: ConversationRow): Promise<AgentRow> {
+    return db.selectFrom('ai_agents').selectAll().where('id', '=', conv.agent_id).executeTakeFirstOrThrow();
+  }
 }
 
 /** A flow call's caller script: a plain line of text is a `say` step. */

@@ -1,11 +1,17 @@
 // Evaluates the default AI receptionist engine and prints a report:
 //  1. the held-out businesses (test/fixtures/ai/heldout), dev and test halves,
 //     per business and overall;
-//  2. per-turn latency on a 50-document knowledge base;
-//  3. the original dental fixture (test/fixtures/ai).
-// Run: npm run eval:ai. `--verbose` lists the dev half's misses, one per line;
-// `--dev` scores the dev half only (tuning runs);
-// the test half's per-question results are never printed (they are not for tuning).
+//  2. the sealed held-out businesses (test/fixtures/ai/heldout-sealed), written blind
+//     during tuning, dev and test halves, per business and overall;
+//  3. the third held-out businesses (test/fixtures/ai/heldout-3), written blind, whose test
+//     halves stayed outside the repository until tuning ended, dev and test halves;
+//  4. per-turn latency on a 50-document knowledge base;
+//  5. the original dental fixture (test/fixtures/ai).
+// Run: npm run eval:ai. `--verbose` lists the first set's dev-half misses, one per line;
+// `--dev` scores the first set's dev half only (tuning runs) and leaves the sealed set out;
+// `--tune` scores all the development data together (the first set's two halves, the sealed
+// set's dev half, and the third set's dev half when present) and, with --verbose, lists their misses.
+// The sealed and third sets' test halves are never printed line by line, and never scored under --dev or --tune.
 import { DefaultEngine } from '../src/modules/ai/engine/default-engine.ts';
 import { buildIndex, evaluateFixture, loadFixture } from '../src/modules/ai/engine/evaluate.ts';
 import {
@@ -13,6 +19,8 @@ import {
   knowledgeLines,
   loadHeldout,
   percentile,
+  SEALED_DIR,
+  THIRD_DIR,
   tally,
   type HeldoutOutcome,
   type HeldoutSplit,
@@ -23,6 +31,8 @@ import type { KnowledgeDocument } from '../src/modules/ai/engine/types.ts';
 const verbose = process.argv.includes('--verbose');
 // --dev: the development half only (for tuning runs: the test half's figures are not looked at).
 const devOnly = process.argv.includes('--dev');
+// --tune: every half that may be tuned on, scored together; the sealed test half is left out.
+const tune = process.argv.includes('--tune');
 const engine = new DefaultEngine();
 
 const pct = (n: number, d: number) => (d === 0 ? '   n/a' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
@@ -42,10 +52,10 @@ function row(label: string, t: HeldoutTally): string {
   ].join('  ');
 }
 
-async function heldout(split: HeldoutSplit): Promise<HeldoutOutcome[]> {
+async function heldout(split: HeldoutSplit, dir?: string, title = 'Held-out businesses'): Promise<HeldoutOutcome[]> {
   const all: HeldoutOutcome[] = [];
-  console.log(`Held-out businesses, ${split} half`);
-  for (const business of loadHeldout(split)) {
+  console.log(`${title}, ${split} half`);
+  for (const business of loadHeldout(split, dir)) {
     const outcomes = await evaluateBusiness(engine, business);
     all.push(...outcomes);
     console.log(row(business.slug, tally(outcomes)));
@@ -56,11 +66,28 @@ async function heldout(split: HeldoutSplit): Promise<HeldoutOutcome[]> {
 }
 
 const dev = await heldout('dev');
-if (!devOnly) await heldout('test');
+const firstTest = devOnly ? [] : await heldout('test');
+const tuning: HeldoutOutcome[] = [...dev, ...firstTest];
+if (tune) {
+  tuning.push(...(await heldout('dev', SEALED_DIR, 'Sealed held-out businesses (test/fixtures/ai/heldout-sealed)')));
+  tuning.push(...(await heldout('dev', THIRD_DIR, 'Third held-out set (test/fixtures/ai/heldout-3)')));
+  console.log(row('all dev data', tally(tuning)));
+  console.log('');
+}
+
+// The sealed set: scores only, never its lines (its test half is the honest figure).
+if (!devOnly && !tune) {
+  const title = 'Sealed held-out businesses (test/fixtures/ai/heldout-sealed)';
+  await heldout('dev', SEALED_DIR, title);
+  await heldout('test', SEALED_DIR, title);
+  const third = 'Third held-out set (test/fixtures/ai/heldout-3)';
+  await heldout('dev', THIRD_DIR, third);
+  await heldout('test', THIRD_DIR, third);
+}
 
 if (verbose) {
-  console.log('Dev half, every line not handled as expected:');
-  for (const o of dev.filter((x) => !x.ok)) {
+  console.log(tune ? 'Development data, every line not handled as expected:' : 'Dev half, every line not handled as expected:');
+  for (const o of (tune ? tuning : dev).filter((x) => !x.ok)) {
     const expected = o.question.expect_action ?? JSON.stringify(o.question.expect_fact);
     console.log(`${o.business.padEnd(10)} ${o.verdict.padEnd(10)} ${o.question.q}\n${' '.repeat(22)}expected ${expected}; got [${o.reply.action}${o.reply.rule ? ` ${o.reply.rule}` : ''} ${o.reply.confidence.toFixed(2)}] ${o.reply.text}`);
   }

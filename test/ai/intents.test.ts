@@ -49,6 +49,19 @@ const PERSON_REQUESTS = [
   'I would like to speak with the chef',
   'get a person on the line',
   'is there a technician available',
+  'can you put me on with Paula',
+  'is Stan around?',
+  "I'd rather deal with a person",
+  'can I get Marisol on the phone',
+  'can you hand me off to someone',
+  'I want a person, not a machine',
+  'could I have a word with the manager',
+  'is the owner there? I would like a word',
+  'can I get through to the mechanic working on my car',
+  'can you get the innkeeper',
+  'could you ring the owner for me',
+  'can I get a hold of Margaret',
+  'no robot please, a person',
 ];
 
 const NOT_PERSON_REQUESTS = [
@@ -94,6 +107,16 @@ const NOT_PERSON_REQUESTS = [
   'can you send me the forms?',
   'is there a fee for a person who cancels late?',
   'what do people usually order?',
+  'is there someone who speaks Spanish?',
+  'can I reach the shop by bus?',
+  'how do I get a hold of the doctor after hours?',
+  'is Saturday available?',
+  'is Stan available on Saturdays?',
+  'put it on my card please',
+  'is Paula in on Tuesdays?',
+  'do you have a human resources department',
+  'is the front desk open now?',
+  'are there any trainers who do boxing?',
 ];
 
 test('person-request detector: every request for a person is recognised', () => {
@@ -151,9 +174,14 @@ const GOODBYES = [
   'alright, take care',
   "that's all, thank you so much",
   'ok thank you, bye!',
+  "alright, I'll call you back later",
+  "thanks, I'll think it over and get back to you",
+  "ok great, we'll call back when we've decided",
 ];
 
 const NOT_GOODBYES = [
+  "I'll call back tomorrow, what time do you open?",
+  'can you have her call me back?',
   'when will I see you guys, will somebody call first?',
   'could the doctor see you know, my son today?',
   'how soon can you see my dog?',

@@ -356,8 +356,8 @@ function parsePlainText(content: string): Section[] {
       current = [];
     };
     for (const line of body) {
-      const listItem = /^(?:[-*•]|\d+[.)])\s+(.*)$/.exec(line);
-      if (listItem || /^[A-Z][\w .'/&\u2013\u2014-]{0,40}:\s+\S/.test(line)) {
+      const listItem = LIST_ITEM.exec(line);
+      if (listItem || LABELLED_LINE.test(line)) {
         flush();
         current.push(listItem ? listItem[1]! : line);
         flush();
@@ -369,6 +369,15 @@ function parsePlainText(content: string): Section[] {
   }
   if (section.blocks.length > 0) sections.push(section);
   return sections;
+}
+
+/** "- x", "* x", "1. x": a list entry (its text captured). */
+const LIST_ITEM = /^(?:[-*•]|\d+[.)])\s+(.*)$/;
+/** "Monday: 9-5", "Oil change: $39.95": a labelled line. */
+const LABELLED_LINE = /^[A-Z][\w .'/&\u2013\u2014-]{0,40}:\s+\S/;
+
+function isListLine(line: string): boolean {
+  return LIST_ITEM.test(line) || LABELLED_LINE.test(line);
 }
 
 function plainHeading(lines: string[]): { text: string; lines: number; level: 1 | 2 } | null {
@@ -385,6 +394,10 @@ function plainHeading(lines: string[]): { text: string; lines: number; level: 1 
   // "Late arrivals and missed appointments" over a paragraph of prose: a short capitalised line with
   // no punctuation of its own is a subheading, not the first words of the paragraph.
   if (second && /^[A-Z]/.test(first) && !/[:;,]/.test(first) && first.split(/\s+/).length <= 6 && /[.!?]$/.test(lines[lines.length - 1]!)) {
+    return { text: first, lines: 1, level: 2 };
+  }
+  // "What to bring to your appointment" over a list ("- a photo ID", "Monday: 9-5") introduces it the same way.
+  if (second && /^[A-Z]/.test(first) && !/[:;,]/.test(first) && first.split(/\s+/).length <= 8 && lines.slice(1).every(isListLine)) {
     return { text: first, lines: 1, level: 2 };
   }
   return null;

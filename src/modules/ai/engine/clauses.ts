@@ -12,7 +12,7 @@ import { isConceptTerm, processQueryTerm, stem, tokenize } from './retrieval.ts'
 export const FRAMING_WORDS = ['offer', 'provide', 'service', 'services', 'available', 'make', 'able', 'work', 'help', 'there', 'take', 'happen'];
 const FRAMING_STEMS = new Set(FRAMING_WORDS.map(stem));
 /** Concepts that say what kind of fact is wanted (a price, a time, a place), not what it is about. */
-const ASKING_CONCEPTS = new Set(['_price', '_hours', '_closing', '_location', '_contact', '_duration']);
+export const ASKING_CONCEPTS = new Set(['_price', '_hours', '_closing', '_location', '_contact', '_duration']);
 
 /** Words that open a condition or reason clause. */
 const CONDITION_OPENERS = new Set(['if', 'because', 'cause', 'cuz', 'unless', 'assuming']);

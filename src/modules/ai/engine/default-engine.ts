@@ -2,7 +2,7 @@
 // from the knowledge index, and a handoff to a person whenever it is not sure.
 // It keeps no state of its own; where the call stands (e.g. "waiting for the
 // caller's message") is read back from the transcript history.
-import { ANSWER_CONFIDENCE_THRESHOLD, CONDITION_WEIGHT, extractAnswer } from './answer.ts';
+import { ANSWER_CONFIDENCE_THRESHOLD, CONDITION_WEIGHT, answerability, extractAnswer } from './answer.ts';
 import { splitCondition } from './clauses.ts';
 import { isOpen } from './business-hours.ts';
 import { detectIntent, extractInlineMessage } from './intents.ts';
@@ -121,17 +121,22 @@ export class DefaultEngine implements ReceptionistEngine {
     const query = clauses ? { main: clauses.mainText, qualifier: clauses.conditionText, qualifierWeight: CONDITION_WEIGHT } : question;
     const hits = input.index.search(query, SEARCH_LIMIT);
     const answer = extractAnswer(question, hits, input.index);
-    if (answer === null || answer.confidence < ANSWER_CONFIDENCE_THRESHOLD) {
-      return { ...this.transferReply(input, NO_INFORMATION), rule: 'no_information', confidence: answer?.confidence ?? 0 };
-    }
+    if (answer === null) return this.noInformation(input, 0);
+    // Two passages on different topics answer about equally well: the small margin says
+    // which one is unclear, not that neither answers, so ask once before handing off.
     const rival = answer.rival;
     const ownTopic = topicOf(answer.sentences[0]?.chunkHeading ?? null);
-    if (!clarified && rival && rival.margin < CLARIFY_MARGIN && topicOf(rival.heading) !== ownTopic && ownTopic) {
-      return {
-        ...ruled('clarify_reading', 'clarify', `Just to be sure, do you mean ${ownTopic} or ${topicOf(rival.heading)}?`, answer.confidence),
-      };
+    const clearWinner = answerability({ ...answer.signals, margin: 1 });
+    if (!clarified && rival && rival.margin < CLARIFY_MARGIN && ownTopic && topicOf(rival.heading) !== ownTopic && clearWinner >= ANSWER_CONFIDENCE_THRESHOLD) {
+      return ruled('clarify_reading', 'clarify', `Just to be sure, do you mean ${ownTopic} or ${topicOf(rival.heading)}?`, answer.confidence);
     }
+    if (answer.confidence < ANSWER_CONFIDENCE_THRESHOLD) return this.noInformation(input, answer.confidence);
     return { text: answer.text, action: 'answer', citations: answer.citations, confidence: answer.confidence, engine: 'default' };
+  }
+
+  /** "I don't have that information", then a transfer or a message: never a guess. */
+  noInformation(input: ReplyInput, confidence: number): AgentReply {
+    return { ...this.transferReply(input, NO_INFORMATION), rule: 'no_information', confidence };
   }
 
   /** Puts the caller through to a person, or takes a message when nobody can take the call. */
@@ -168,7 +173,9 @@ function topicOf(heading: string | null): string {
   const last = heading?.split(' > ').pop()?.trim().replace(/[?.!:]+$/, '') ?? '';
   if (!last) return '';
   const lower = last.charAt(0).toLowerCase() + last.slice(1);
-  return /^(?:do|does|can|is|are|how|what|who|where|when|will|should)\b/i.test(last) ? `"${lower}"` : `our ${lower.toLowerCase()}`;
+  if (/^(?:do|does|can|is|are|how|what|who|where|when|will|should)\b/i.test(last)) return `"${lower}"`;
+  // "Our showroom and office" is already ours.
+  return /^our\b/i.test(last) ? lower.toLowerCase() : `our ${lower.toLowerCase()}`;
 }
 
 function isAwaitingMessage(lastAgentTurn: TranscriptTurn): boolean {

@@ -1,4 +1,5 @@
-// Scores an engine on the held-out businesses in test/fixtures/ai/heldout: each
+// Scores an engine on the held-out businesses in test/fixtures/ai/heldout (or another
+// folder of the same shape, such as the sealed set in heldout-sealed): each
 // caller line is asked in a fresh conversation and its reply is classified the
 // way a business owner would judge it. Used by bench/ai-eval.ts (report) and by
 // the engine tests (gate). Tuning reads only the dev half; see the folder README.
@@ -10,6 +11,10 @@ import type { KnowledgeIndex } from './retrieval.ts';
 import type { AgentProfile, AgentReply, ContentType, KnowledgeDocument, ReceptionistEngine, TranscriptTurn } from './types.ts';
 
 export const HELDOUT_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout/', import.meta.url));
+/** The sealed set: four more businesses written blind during tuning, scored only as a report (see its README). */
+export const SEALED_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-sealed/', import.meta.url));
+/** The third held-out set, written blind; its test halves were committed only after tuning ended. */
+export const THIRD_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-3/', import.meta.url));
 
 export type HeldoutSplit = 'dev' | 'test';
 

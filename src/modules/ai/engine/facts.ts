@@ -8,7 +8,17 @@ export const CLOCK = /\b\d{1,2}(?::\d{2})?\s?(?:a\.?m\b|p\.?m\b)|\b\d{1,2}:\d{2}
 export const STREET = /\b\d+\s+(?:[A-Z][A-Za-z]*\.?\s+){0,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Way|Place|Pl|Court|Ct|Highway|Hwy|Parkway|Pkwy)\b/;
 export const PHONE = /(?:\+?1[\s.-])?\(?\b\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b/;
 export const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/;
-export const NAME = /\b(?:Dr|Mr|Mrs|Ms)\.?\s+[A-Z]|\b[A-Z][a-z]+ [A-Z][a-z]+\b/;
+/** Words that end the name of a place or an organisation, not of a person ("Auto Care", "Jazz Band"). */
+const ORGANISATION_NOUNS =
+  'Care|Center|Centre|Studio|Band|Shop|Plaza|Street|Road|Avenue|Boulevard|Clinic|School|Hospital|Inn|Club|Company|Group|Services?|' +
+  'Community|Academy|Hall|House|Tavern|Mountain|Park|Church|College|University|Office|Motors|Auto|Fitness|Dental|Storage|Market|Bank|Library';
+/**
+ * A person: a title and a name ("Dr. Patel"), or two capitalised words standing alone. Three or more in a
+ * row ("Kowalski Auto Care", "The Community Jazz Band"), or two after "the"/"our", name an organisation.
+ */
+export const NAME = new RegExp(
+  `\\b(?:Dr|Mr|Mrs|Ms)\\.?\\s+[A-Z]|(?<![A-Z][a-z]+ )(?<!\\b(?:[Tt]he|[Oo]ur|[Aa]n?) )\\b[A-Z][a-z]+ (?!(?:${ORGANISATION_NOUNS})\\b)[A-Z][a-z]+\\b(?! [A-Z][a-z])`,
+);
 export const NUMBER = /\b\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|every|first|half)\b/i;
 
 /** Concepts (see concepts.json) a passage carries because of the facts it holds. */

@@ -31,7 +31,10 @@ const PERSON_WORDS =
   'someone|somebody|anyone|anybody|person|people|human|humans|manager|owner|boss|supervisor|receptionist|doctor|dr|' +
   'dentist|hygienist|mechanic|technician|tech|techs|vet tech|vet techs|vet|vets|veterinarian|nurse|agent|operator|representative|rep|' +
   'employee|someone else|somebody else|trainer|trainers|coach|chef|host|hostess|server|plumber|dispatcher|dispatch|' +
-  'accountant|lawyer|stylist|staff member|team member|whoever|one of the \\w+|one of your \\w+';
+  'accountant|lawyer|stylist|staff member|team member|whoever|one of the \\w+|one of your \\w+|' +
+  'innkeeper|innkeepers|preparer|tax preparer|cpa|bookkeeper|advisor|adviser|service advisor|service writer|consultant|groomer|' +
+  'barber|colorist|therapist|instructor|teacher|pharmacist|attorney|paralegal|broker|contractor|electrician|installer|estimator|' +
+  'concierge|clerk|coordinator|planner|partner|partners|specialist';
 const PERSON = `(?:(?:a|an|the|your|some|any|one of your|one of the) )?(?:(?:real|live|actual) )?(?:${PERSON_WORDS}|dr \\w+|doctor \\w+)`;
 const DESK = '(?:the |your )?(?:office|front desk|desk|host stand|staff|team|billing|sales|membership sales|accounts|clinic|shop|store|kitchen|service department)';
 const PERSON_OR_DESK = `(?:${PERSON}|${DESK})`;
@@ -42,18 +45,38 @@ const TRANSFER_PATTERNS: RegExp[] = [
   new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send|pass|forward) me (?:to |through to |over to |with )?${PERSON_OR_DESK}(?:$| please| now| on the| right| who|,)`),
   new RegExp(`\\b(?:get|have|put) ${PERSON_OR_DESK}(?: from ${DESK})? on the (?:line|phone)\\b`),
   new RegExp(`\\b(?:i want|i need|i'd like|id like|can i get|can i have|could i get|let me have|i wanna) (?:to (?:reach|get) )?${PERSON}(?:$| please| now| on the (?:phone|line)| to (?:talk|speak|help)| i can)`),
-  new RegExp(`\\b(?:is there|are there|isn't there) ${PERSON} (?:there|i (?:can|could) (?:talk|speak|ask)|to (?:talk|speak)|who|available|around|in)\\b`),
+  // "is there someone there I can talk to": but "is there someone who speaks Spanish?" asks about the staff.
+  new RegExp(`\\b(?:is there|are there|isn't there) ${PERSON} (?:there\\b(?! who)|i (?:can|could) (?:talk|speak|ask)|to (?:talk|speak)|who (?:i (?:can|could) |can |could )(?:talk|speak|help)|available|around|in\\b)`),
+  // "can you put me on with Paula", "hand me off to someone", "hook me up with someone".
+  /\b(?:put me on with|hand me (?:off |over )?to|hook me up with|get me over to|get me through to|send me over to) \w/,
+  // "can I get Marisol on the phone": anyone named, put on the line.
+  /\b(?:get|have|put) (?:\w+ ){1,2}on the (?:line|phone)\b/,
+  // "could I have a word with the manager", "can I get a hold of Margaret", "get through to the mechanic".
+  new RegExp(`\\b(?:have a word with|get a hold of|get ahold of|get hold of|get through to) (?!you\\b)\\w`),
+  // "could you ring the owner for me", "can you get the innkeeper".
+  new RegExp(`\\b(?:can|could|would) you (?:get|grab|ring|page|fetch|call) ${PERSON}(?:$| please| for me| real quick| on)`),
+  // "I'd rather deal with a person", "I want a person, not a machine", "no robot please".
+  /\b(?:i|i'd|id) (?:want|need|prefer|would prefer|rather have|rather deal with|would rather deal with|'d rather deal with) (?:a |an |to deal with a )?(?:real |live |actual )?(?:person|human)\b/,
+  /\brather deal with (?:a |an )?(?:real |live |actual )?(?:person|human)\b/,
+  /\b(?:no|not a|not an|not the|not some) (?:robot|machine|bot|computer|recording)s?\b(?! or\b)/,
+  // "is the owner there?", "I'd like a word", "put Stan on please".
+  new RegExp(`^(?:(?:hi|hey|um|uh|so|yeah|and) )*is ${PERSON} (?:around|in|there|available|free)(?: today| right now| now| at the moment)?(?:$| i )`),
+  /\b(?:i'd like|id like|can i have|could i have) a (?:quick )?word\b(?! doc)/,
+  /\bput (?:\w+ ){1,2}on(?: the (?:line|phone))?(?: please| for me)?$/,
   /\b(?:transfer|connect|forward) me\b/,
   /\b(?:put|patch) me (?:through|over)\b/,
   /\b(?:operator|representative|customer service|customer support)\b/,
   /\b(?:real|live|actual) (?:person|human|people)\b/,
-  /\b(?:a|an|to|with|the) (?:\w+ )?human(?: being)?s?\b|^humans?(?: please)?$/,
+  /\b(?:a|an|to|with|the) (?:\w+ )?human(?: being)?s?\b(?! resources)|^humans?(?: please)?$/,
   /^(?:an? |the )?(?:agent|person|someone|manager|receptionist)(?: please| now)?$/,
 ];
 
 // "I don't need to talk to anyone" must not transfer; "who do I talk to about billing?" asks who, not for a transfer.
 const NEGATED_TRANSFER =
-  /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b|\b(?:who|how|where) (?:do|should|can|could|would) i (?:speak|talk|chat)\b|\bdo i (?:need|have) to (?:speak|talk)\b/;
+  /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b|\b(?:who|how|where) (?:do|should|can|could|would) i (?:speak|talk|chat)\b|\bdo i (?:need|have) to (?:speak|talk)\b|\b(?:how|where) (?:do|can|could|would) i (?:get a hold|get ahold|get hold|get through)\b/;
+
+// "is Stan around?", "is Dr. Ruiz in today?": someone named, asked for by name (case matters: a name is capitalised).
+const NAMED_PERSON_THERE = /\b(?:is|are) (?:(?:Dr|Mr|Mrs|Ms)\.? )?(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|There|It|That|This|He|She)\b)[A-Z][a-z]+ (?:around|in|there|available|free)(?: today| right now| now| at the moment)?\s*(?:[?.!,]|$)/;
 
 const MESSAGE_PATTERNS: RegExp[] = [
   /\bleave (?:a |an |my )?(?:message|msg|voicemail|voice mail|note)\b/,
@@ -62,7 +85,8 @@ const MESSAGE_PATTERNS: RegExp[] = [
   /\b(?:pass|give) (?:him|her|them|\w+) (?:a |my )?message\b/,
   /\b(?:have|ask|get) (?:him|her|them|someone|somebody|dr \w+|\w+) (?:to )?(?:call|ring|phone|text) me(?: back)?\b/,
   /\b(?:call|ring|phone) me back\b/,
-  /\b(?:callback|call back|voicemail)\b/,
+  // "call me back", "callback"; but "I'll call back" is the caller's own plan, a goodbye.
+  /\b(?:callback|voicemail)\b|(?<!\b(?:i'll|ill|i will|we'll|we will|i can|we can|i'd|i'll just|i'll have to|i'll probably|i might|i may|and|then)) call back\b/,
 ];
 
 // Farewells that end a call wherever they stand at the end of a line ("ok thanks, bye").
@@ -75,6 +99,8 @@ const END_PATTERNS: RegExp[] = [
   /\b(?:i'm|im|i am|we're|were|we are) (?:all set|good|done)(?: thanks| thank you)?$/,
   /\b(?:hang up|hanging up|i'll let you go|ill let you go|gotta go|got to go|have to go)\b/,
   /\b(?:bye|goodbye|bye bye)\b/,
+  // The caller will come back to it themselves: "I'll think about it and call back", "I'll get back to you".
+  /\b(?:i'll|ill|i will|we'll|we will) (?:(?:just|probably|have to) )?(?:think (?:about it|it over)(?: and)? )?(?:call (?:you )?back|give you a call|get back to you|think about it|think it over)\b/,
 ];
 // A line asking something is not a goodbye, even with "see you" in it ("when will I see you guys?").
 const QUESTION_LINE = /^(?:(?:ok|okay|so|and|hey|um|uh|oh|well|also|alright|great|cool|hi|hello|yeah) )*(?:when|what|what's|whats|where|where's|how|who|why|which|can|could|do|does|did|is|are|was|will|would|should|may|if)\b/;
@@ -89,7 +115,7 @@ export function isGoodbye(utterance: string): boolean {
 /** Asks for a person (and does not say the opposite). */
 export function isPersonRequest(utterance: string): boolean {
   const text = normalizeUtterance(utterance);
-  return !NEGATED_TRANSFER.test(text) && TRANSFER_PATTERNS.some((p) => p.test(text));
+  return !NEGATED_TRANSFER.test(text) && (TRANSFER_PATTERNS.some((p) => p.test(text)) || NAMED_PERSON_THERE.test(utterance));
 }
 
 // Small talk is recognised only when the whole utterance is small talk, so

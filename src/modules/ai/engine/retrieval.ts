@@ -26,6 +26,11 @@ const STOPWORDS = new Set(
   there'd does whats im ive id u ur pls plz go going us folks`.split(/\s+/),
 );
 
+const NUMBER_WORDS: Record<string, string> = {
+  two: '2', three: '3', four: '4', five: '5', six: '6', seven: '7', eight: '8', nine: '9', ten: '10', eleven: '11', twelve: '12',
+  fifteen: '15', twenty: '20', thirty: '30', forty: '40', fifty: '50',
+};
+
 // Irregular plurals the suffix rules cannot reach.
 const IRREGULAR_FORMS: Record<string, string> = {
   teeth: 'tooth', children: 'child', people: 'person', feet: 'foot', men: 'man', women: 'woman', mice: 'mouse', geese: 'goose',
@@ -105,7 +110,17 @@ export function tokenize(text: string): string[] {
     tokens.push(...parts);
     if (parts.length > 1 && parts.length <= 3) tokens.push(parts.join(''));
   }
+  // A size said aloud ("a ten by ten", "10 x 20") also yields the written form ("10x10").
+  for (let i = 0; i + 2 < tokens.length; i++) {
+    const [a, by, b] = [numberOf(tokens[i]!), tokens[i + 1], numberOf(tokens[i + 2]!)];
+    if (a && b && (by === 'by' || by === 'x')) tokens.push(`${a}x${b}`);
+  }
   return tokens;
+}
+
+/** "10" or "ten" -> "10"; anything else -> null. */
+function numberOf(token: string): string | null {
+  return /^\d+$/.test(token) ? token : (NUMBER_WORDS[token] ?? null);
 }
 
 /** One raw document token -> the terms indexed for it: its stem plus the concepts it belongs to. */

@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
+import { lockUntilCommit } from '../../store/locks.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { MessageHandoffSink, MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
 import { KeyedLock } from './keyed-lock.ts';
@@ -138,6 +139,10 @@ export class PartLedger {
    * a no-op until every part has an outcome.
    */
   private async settle(trx: Trx, messageId: string): Promise<void> {
+    // Two parts' receipts commit in two transactions: each must see the other's part, or
+    // neither completes the message (on PostgreSQL each reads before the other commits). So
+    // settling takes turns per message, and the one that waits reads what the first committed.
+    await lockUntilCommit(trx, `message-parts:${messageId}`);
     const parts = await trx.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part').execute();
     const report = aggregate(messageId, parts);
     if (!report) return;

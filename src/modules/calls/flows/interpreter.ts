@@ -253,6 +253,12 @@ export class FlowInterpreter implements MediaEvents {
           return this.startFetch(trx, call, next, log, clock, { reason: 'dial', url: actionUrl, fallback: false, dial });
         }
       }
+      // The far end hung up: the carrier is ending the call (its BYE may commit just after
+      // this), so the flow stops here instead of running on and hanging up itself.
+      if (cutByHangup(result)) {
+        await saveFlow(trx, call, next, log);
+        return;
+      }
       if (state.replacement) return this.switchTo(trx, call, next, log, clock, state.replacement);
       await this.advance(trx, call, next, log, clock);
     });
@@ -392,4 +398,9 @@ export class FlowInterpreter implements MediaEvents {
     closeEntry(log, call.ended_at ?? clock.now().toISOString(), { reason: 'hangup' });
     await saveFlow(trx, call, { ...state, op: null, fetch: null }, log);
   }
+}
+
+/** The operation ended because the other party hung up (not because it finished or was interrupted). */
+function cutByHangup(result: MediaResult): boolean {
+  return result.kind === 'bridge' ? result.outcome === 'hangup' : result.reason === 'hangup';
 }

@@ -36,8 +36,12 @@ export interface CallSignals {
   answered(trx: Trx, call: CallRow): Promise<void>;
   ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void>;
   transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void>;
-  /** A caller reached one of an account's numbers over the carrier: the call is created `ringing`. */
-  createInbound(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow>;
+  /**
+   * A caller reached one of an account's numbers over the carrier: the call is created
+   * `ringing`, set to run what the number's voice configuration says once it is answered
+   * (its answer webhook or stored flow, its AI agent, or a spoken "not set up").
+   */
+  inboundCall(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow>;
 }
 
 export interface InboundCall {

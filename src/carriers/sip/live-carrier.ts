@@ -26,8 +26,6 @@ import { trunkPeer, trunkUri } from './trunk-target.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
 import { parseNameAddr, parseUri } from './headers.ts';
-import { validateFlow } from '../../modules/calls/flows/validate.ts';
-import { newFlowState } from '../../modules/calls/flows/state.ts';
 import type { Dialog } from './dialog.ts';
 import { buildSdp, negotiate, parseSdp, type NegotiatedMedia } from './sdp.ts';
 import { parseReason } from './headers.ts';
@@ -516,7 +514,7 @@ export class LiveSipCarrier implements VoiceCarrier {
       return this.ua.reject(incoming, 488, 'Not Acceptable Here', { Warning: `399 switchboard "offer ${trunk.codecs.join(' or ')}"` });
     }
     const number = await this.platform.database.db.selectFrom('numbers')
-      .select(['account_id', 'capabilities', 'webhook_url', 'voice_trunk', 'agent_id'])
+      .select(['account_id', 'capabilities', 'webhook_url', 'voice_trunk'])
       .where('mode', '=', 'live').where('phone_number', '=', to).where('status', '=', 'active').executeTakeFirst();
     // A trunk delivers only the numbers bound to it (or unbound ones): never another trunk's.
     if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice') || (number.voice_trunk ?? trunk.name) !== trunk.name) {
@@ -525,14 +523,10 @@ export class LiveSipCarrier implements VoiceCarrier {
     let call: CallRow;
     try {
       call = await inTransaction(this.platform.database.db, async (trx) => {
-        const row = await this.signals!.createInbound(trx, { accountId: number.account_id, mode: 'live', from, to, webhookUrl: number.webhook_url }, this.platform.clock);
+        // The calls module sets the call up to run the number's voice configuration once answered.
+        const row = await this.signals!.inboundCall(trx, { accountId: number.account_id, mode: 'live', from, to, webhookUrl: number.webhook_url }, this.platform.clock);
         const state: LiveCallState = { trunk: trunk.name, sip_status: 200, sip_reason: 'OK' };
         const changes: Partial<CallRow> = { carrier_state: JSON.stringify(state), node: this.nodeId };
-        // A number with an AI agent runs a flow that hands the answered call to it (an agent that
-        // is paused or gone fails that verb, and the caller hears so); a number with nothing to
-        // run says so and hangs up, rather than leaving the caller in silence.
-        if (number.agent_id) changes.flow_state = JSON.stringify(newFlowState(agentFlow(number.agent_id)));
-        else if (!row.flow_state) changes.flow_state = JSON.stringify(newFlowState(unconfiguredFlow()));
         await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
         return { ...row, ...changes };
       });
@@ -661,21 +655,3 @@ function e164Of(user: string | undefined): string | null {
   return match ? `+${match[1]}` : null;
 }
 
-const UNCONFIGURED = 'This number is not set up to take calls yet. Goodbye.';
-
-function unconfiguredFlow() {
-  return builtInFlow([{ say: { text: UNCONFIGURED } }]);
-}
-
-const AGENT_AWAY = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
-
-/** The AI agent answers; the say runs only when the agent could not take the call (paused, deleted). */
-function agentFlow(agentId: string) {
-  return builtInFlow([{ agent: { agent_id: agentId } }, { say: { text: AGENT_AWAY } }]);
-}
-
-function builtInFlow(verbs: unknown[]) {
-  const checked = validateFlow(verbs);
-  if (!checked.ok) throw new Error(`a built-in flow for inbound calls is invalid: ${JSON.stringify(checked.errors)}`);
-  return checked.verbs;
-}

@@ -48,6 +48,8 @@ export const callsModule: SwitchboardModule = {
       await flowWebhooks.close();
     });
     services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
+    // A live caller reaching a number is answered by its voice configuration, as a sandbox one is.
+    calls.connectInbound(services.inboundFlowCalls);
     services.voiceCarriers = carriers;
     // A number's stored voice_flow is checked against the media that will answer its calls.
     services.numbers.inboundMedia = (mode) => (mode === 'sandbox' ? simulator.media : live?.media ?? null);

@@ -65,6 +65,11 @@ export type CallListener = (trx: Trx, call: CallRow, from: CallStatus, clock: Cl
 /** Runs inside the transaction that settles a transfer, after call.transferred / call.transfer_failed. */
 export type TransferListener = (trx: Trx, call: CallRow, index: number, outcome: TransferOutcome) => Promise<void>;
 
+/** What answers an inbound call from a carrier (flows/inbound.ts). */
+export interface InboundAnswerer {
+  arrived(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow>;
+}
+
 /** An inbound call as the carrier (or the sandbox's simulated caller) reports it. */
 export type InboundCallInput = InboundCall & {
   /** Fire call.inbound first (calls answered by a flow; the AI receptionist announces its own conversation). */
@@ -219,6 +224,20 @@ export class CallService implements CallSignals {
    * and is answered by whoever handles the number (an AI agent) through `answered`.
    * Inbound calls count against the concurrent-call cap like outbound ones.
    */
+  /** Answers carriers' inbound calls with the called number's voice configuration (flows/inbound.ts, connected at start). */
+  private inboundAnswerer: InboundAnswerer | null = null;
+
+  connectInbound(answerer: InboundAnswerer): void {
+    this.inboundAnswerer = answerer;
+  }
+
+  /** CallSignals: a carrier's caller reached one of an account's numbers. */
+  async inboundCall(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow> {
+    if (!this.inboundAnswerer) throw new Error('an inbound call arrived before the calls module connected its answerer');
+    return this.inboundAnswerer.arrived(trx, input, clock);
+  }
+
+  /** Creates an inbound call, `ringing`, with nothing to run yet: the callers above decide what answers it. */
   async createInbound(trx: Trx, input: InboundCallInput, clock: Clock): Promise<CallRow> {
     const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
     await this.enforceConcurrentLimit(trx, account, input.mode);

@@ -1,22 +1,44 @@
-// Inbound calls answered by a flow: a sandbox caller dials a number of the account (POST
-// /v1/sandbox/inbound_calls) and the number's voice configuration decides what answers:
-// voice_url (fetched when the call is answered, voice_fallback_url on failure), voice_flow,
-// or, with neither (and no AI agent, which the AI module answers), a spoken message that the
-// number is not set up, a hang-up, and call.flow.failed (`no_voice_config`) saying why.
+// Inbound calls answered by what the called number's voice configuration says, on every
+// carrier: a sandbox caller (POST /v1/sandbox/inbound_calls) or a live one (a SIP INVITE to
+// the account's number). voice_url is fetched when the call is answered (voice_fallback_url
+// on failure); voice_flow runs as stored; agent_id hands the answered call to the AI agent
+// (on live calls, where the sandbox's simulated conversation does not apply); with none of
+// these the caller hears that the number is not set up, the call hangs up, and
+// call.flow.failed (`no_voice_config`) says why.
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { Mode, NumberRow } from '../../../store/platform-tables.ts';
-import { inTransaction } from '../../../store/transaction.ts';
+import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
+import type { InboundCall } from '../../../carriers/carrier.ts';
 import type { SimulatedVoiceCarrier } from '../../../carriers/simulator/voice.ts';
 import type { CallerStep } from '../../../carriers/simulator/caller-script.ts';
 import { voiceHandlerOf } from '../../numbers/voice-config.ts';
 import type { CallService } from '../service.ts';
+import type { CallRow } from '../tables.ts';
 import { presentOne, type Call } from '../presenter.ts';
 import type { Verb } from './schema.ts';
 import { fetchedFlowState, newFlowState, type FlowState } from './state.ts';
 
 export const NOT_CONFIGURED_TEXT = 'The number you have called is not set up to take calls. Goodbye.';
+/** Heard only when the number's AI agent could not take the call (paused, deleted). */
+export const AGENT_AWAY_TEXT = 'Sorry, nobody can take your call right now. Please try again later. Goodbye.';
+
+/** What answers a call to `number`, as the flow the call runs once answered. */
+export function inboundFlowOf(number: NumberRow): { state: FlowState; configured: boolean; announce: boolean } {
+  const handler = voiceHandlerOf(number);
+  switch (handler.kind) {
+    case 'url':
+      return { state: fetchedFlowState(handler.url, handler.fallbackUrl), configured: true, announce: true };
+    case 'flow':
+      return { state: { ...newFlowState(handler.verbs as Verb[]), fallbackUrl: handler.fallbackUrl }, configured: true, announce: true };
+    case 'agent':
+      // The agent's conversation announces itself (ai.conversation.started), as in the sandbox.
+      return { state: newFlowState([{ agent: { agent_id: handler.agentId } }, { say: { text: AGENT_AWAY_TEXT, loop: 1 } }]), configured: true, announce: false };
+    case 'none':
+      return { state: newFlowState([{ say: { text: NOT_CONFIGURED_TEXT, loop: 1 } }, { hangup: {} }]), configured: false, announce: true };
+  }
+}
 
 export class InboundFlowCalls {
   constructor(
@@ -28,30 +50,36 @@ export class InboundFlowCalls {
 
   /** Places the simulated inbound call to `number` (active, voice, no AI agent) and answers with it, ringing. */
   async start(owner: { accountId: string; mode: Mode; clock: Clock }, number: NumberRow, from: string, script: CallerStep[]): Promise<Call> {
-    const handler = voiceHandlerOf(number);
-    let state: FlowState;
-    if (handler.kind === 'url') state = fetchedFlowState(handler.url, handler.fallbackUrl);
-    else if (handler.kind === 'flow') state = { ...newFlowState(handler.verbs as Verb[]), fallbackUrl: handler.fallbackUrl };
-    else state = newFlowState([{ say: { text: NOT_CONFIGURED_TEXT, loop: 1 } }, { hangup: {} }]);
     return inTransaction(this.platform.database.db, async (trx) => {
-      const created = await this.calls.createInbound(trx, {
-        accountId: owner.accountId, mode: owner.mode, from, to: number.phone_number, webhookUrl: number.webhook_url, announce: true,
-      }, owner.clock);
-      const flowState = JSON.stringify(state);
-      await trx.updateTable('calls').set({ flow_state: flowState }).where('id', '=', created.id).execute();
-      const row = { ...created, flow_state: flowState };
-      if (handler.kind === 'none') {
-        await this.events.emit(trx, {
-          accountId: row.account_id, mode: row.mode, type: 'call.flow.failed', resourceType: 'call', resourceId: row.id, webhookUrl: row.webhook_url, clock: owner.clock,
-          object: {
-            object: 'call_flow_failure', call_id: row.id, cause: 'no_voice_config', url: null, status_code: null, field: null, next: 'apology',
-            detail: `${number.phone_number} (${number.id}) has no voice_url, voice_flow or agent_id, so the caller was told it is not set up and the call hung up. `
-              + `Configure it with PATCH /v1/numbers/${number.id}.`,
-          },
-        });
-      }
+      const row = await this.create(trx, number, { accountId: owner.accountId, mode: owner.mode, from, to: number.phone_number, webhookUrl: number.webhook_url }, owner.clock);
       await this.simulator.ringInbound(trx, row, script);
       return presentOne(trx, row, this.platform.publicUrl.base);
     });
+  }
+
+  /** A carrier's caller reached one of an account's numbers (CallSignals.createInbound): the call, ringing, set to run the number's voice configuration. */
+  async arrived(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow> {
+    const number = await trx.selectFrom('numbers').selectAll()
+      .where('account_id', '=', input.accountId).where('mode', '=', input.mode).where('phone_number', '=', input.to).executeTakeFirstOrThrow();
+    return this.create(trx, number, input, clock);
+  }
+
+  private async create(trx: Trx, number: NumberRow, input: InboundCall, clock: Clock): Promise<CallRow> {
+    const { state, configured, announce } = inboundFlowOf(number);
+    const created = await this.calls.createInbound(trx, { ...input, announce }, clock);
+    const flowState = JSON.stringify(state);
+    await trx.updateTable('calls').set({ flow_state: flowState }).where('id', '=', created.id).execute();
+    const row = { ...created, flow_state: flowState };
+    if (!configured) {
+      await this.events.emit(trx, {
+        accountId: row.account_id, mode: row.mode, type: 'call.flow.failed', resourceType: 'call', resourceId: row.id, webhookUrl: row.webhook_url, clock,
+        object: {
+          object: 'call_flow_failure', call_id: row.id, cause: 'no_voice_config', url: null, status_code: null, field: null, next: 'apology',
+          detail: `${number.phone_number} (${number.id}) has no voice_url, voice_flow or agent_id, so the caller was told it is not set up and the call hung up. `
+            + `Configure it with PATCH /v1/numbers/${number.id}.`,
+        },
+      });
+    }
+    return row;
   }
 }

@@ -23,6 +23,9 @@ export interface CallEnd {
   carrierCode?: string;
 }
 
+/** CallEnd.carrierCode of a live call whose media node died: our own code, not a carrier's. */
+export const NODE_LOST = 'node_lost';
+
 export type TransferOutcome = 'completed' | 'busy' | 'no_answer' | 'failed';
 
 /**

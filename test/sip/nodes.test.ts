@@ -42,7 +42,7 @@ after(async () => {
 });
 
 describe('several media nodes on one database', { skip: !onPostgres || !hasSipp }, () => {
-  test('a node is SIGKILLed with a recorded live call up: a survivor ends it within the lease (system, network_out_of_order), and its recording fails', async () => {
+  test('a node is SIGKILLed with a recorded live call up: a survivor fails it within the lease (system, network_out_of_order, node_lost), and its recording fails', async () => {
     const sipp = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'] });
     try {
       const placed = await fetch(`${nodeA!.url}/v1/calls`, {
@@ -68,9 +68,13 @@ describe('several media nodes on one database', { skip: !onPostgres || !hasSipp 
       }
       const nodes = ended ? [] : await t.server.database.db.selectFrom('sip_nodes').selectAll().execute();
       assert.ok(ended, `no survivor ended the call of the dead node; nodes: ${JSON.stringify(nodes)}\nnode A said:\n${nodeA!.log()}`);
-      assert.equal(ended.status, 'completed', 'an answered call can only complete');
+      assert.equal(ended.status, 'failed', 'the platform lost the call');
       assert.equal(ended.hangup_cause, 'network_out_of_order');
       assert.equal(ended.hangup_source, 'system');
+      const { failure, duration_seconds: talked } = ended as unknown as { failure: { code: string; carrier_code: string; message: string }; duration_seconds: number };
+      assert.deepEqual([failure.code, failure.carrier_code], ['network_out_of_order', 'node_lost']);
+      assert.match(failure.message, /media node holding the call stopped/);
+      assert.ok(talked > 0, `an answered call keeps its talk time: ${talked}`);
       // The call's audio was on node A: its recording fails instead of waiting for it forever.
       const [recordingId] = (ended as unknown as { recordings: string[] }).recordings;
       assert.ok(recordingId, JSON.stringify(ended));

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Platform } from '../../platform/context.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
-import type { CallEnd, CallSignals, TransferOutcome, VoiceCarrier } from '../carrier.ts';
+import { NODE_LOST, type CallEnd, type CallSignals, type TransferOutcome, type VoiceCarrier } from '../carrier.ts';
 import { referTransfer } from './refer.ts';
 import { placeSecondLeg, type SecondLeg } from './second-leg.ts';
 import { NodeLease } from './node-lease.ts';
@@ -196,7 +196,8 @@ export class LiveSipCarrier implements VoiceCarrier {
 
   /**
    * A node died with calls up: their dialogs and media died with it, so they end here, by the
-   * system, as a network failure (failure.carrier_code `node_lost` on those not yet answered).
+   * system, `failed` (answered or not) with failure.carrier_code `node_lost`; an answered
+   * one keeps its talk time up to now.
    */
   private async endCallsOf(nodeId: string): Promise<void> {
     const db = this.platform.database.db;
@@ -208,11 +209,11 @@ export class LiveSipCarrier implements VoiceCarrier {
         // Nothing the end of the call sets off (recordings stopping) is sent to the dead node.
         await trx.updateTable('calls').set({ node: null }).where('id', '=', id).execute();
         const row = { ...locked, node: null };
-        if (row.status === 'in_progress') {
-          await this.signals!.ended(trx, row, { status: 'completed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: 'node_lost' });
-        } else if (row.status === 'queued' || row.status === 'ringing') {
-          await this.signals!.ended(trx, row, { status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: 'node_lost' });
-        }
+        if (row.status !== 'queued' && row.status !== 'ringing' && row.status !== 'in_progress') return;
+        const talkSeconds = row.answered_at ? Math.max(0, this.platform.clock.now().getTime() - Date.parse(row.answered_at)) / 1000 : undefined;
+        await this.signals!.ended(trx, row, {
+          status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: NODE_LOST, ...(talkSeconds === undefined ? {} : { talkSeconds }),
+        });
       });
     }
     await inTransaction(db, (trx) => this.commands.release(trx, nodeId));

@@ -12,6 +12,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
 import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSink, RecordingSinks } from '../media-port.ts';
+import { NODE_LOST } from '../carrier.ts';
 import { transcribeSpans, type TranscribedSide } from './recording-transcript.ts';
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
@@ -171,7 +172,7 @@ export class LiveMediaPort implements MediaPort {
     if (!capture) {
       // A survivor ending a dead node's call: the audio died with that node, so the recording
       // fails (call.recording.failed) rather than waiting for a file that will never come.
-      if (call.carrier_code === 'node_lost') trx.afterCommit(() => void this.lost(call, recordingId).catch((err: Error) => this.log(err, recordingId)));
+      if (call.carrier_code === NODE_LOST) trx.afterCommit(() => void this.lost(call, recordingId).catch((err: Error) => this.log(err, recordingId)));
       return;
     }
     this.captures.get(call.id)?.delete(recordingId);

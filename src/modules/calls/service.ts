@@ -426,7 +426,8 @@ export class CallService implements CallSignals {
       hangup_cause: end.hangupCause,
       hangup_source: end.hangupSource,
       carrier_code: end.carrierCode ?? null,
-      duration_seconds: end.status === 'completed' ? wholeSeconds(end.talkSeconds ?? 0) : 0,
+      // Talk time is the answered call's, however it ended (a lost call fails after talking).
+      duration_seconds: call.status === 'in_progress' ? wholeSeconds(end.talkSeconds ?? 0) : 0,
     }));
   }
 

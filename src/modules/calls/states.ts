@@ -8,6 +8,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { CallRow } from './tables.ts';
 import type { FlowEnd } from './flows/state.ts';
+import { NODE_LOST } from '../../carriers/carrier.ts';
 
 export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -15,7 +16,9 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 export const TRANSITIONS: Record<CallStatus, readonly CallStatus[]> = {
   queued: ['ringing', 'busy', 'no_answer', 'failed', 'canceled'],
   ringing: ['in_progress', 'busy', 'no_answer', 'failed', 'canceled'],
-  in_progress: ['completed'],
+  // An answered call ends completed, however it ended, except when the platform lost it: its
+  // media node died (the SIP dialog and audio with it), and a surviving node fails it.
+  in_progress: ['completed', 'failed'],
   completed: [],
   busy: [],
   no_answer: [],
@@ -59,8 +62,11 @@ const FLOW_END_REASONS: Record<FlowEnd, string> = {
 };
 
 /** A readable sentence for how a call ended (the call's `hangup_reason`, and `failure.message`). */
-export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source' | 'timeout' | 'time_limit' | 'direction' | 'flow_state'>): string | null {
+export function hangupReason(call: Pick<CallRow, 'hangup_cause' | 'hangup_source' | 'timeout' | 'time_limit' | 'direction' | 'flow_state' | 'carrier_code'>): string | null {
   const cause = call.hangup_cause as HangupCause | null;
+  if (call.carrier_code === NODE_LOST) {
+    return 'The Switchboard media node holding the call stopped (a crash, or it lost its lease), and the call\'s SIP dialog and audio with it; a surviving node ended the call.';
+  }
   switch (cause) {
     case null: return null;
     case 'normal_clearing': {

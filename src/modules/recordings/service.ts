@@ -17,6 +17,7 @@ import type { VoiceCarriers } from '../../carriers/carrier.ts';
 import type { MediaPort } from '../../carriers/media-port.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
+import { isFinal } from '../calls/states.ts';
 import type { RecordingRow, RecordingSpan } from './tables.ts';
 import { CAPTURING_STATUSES, transition, type RecordingStatus, type TransitionExtra } from './states.ts';
 import { presentRecording, type Recording } from './presenter.ts';
@@ -56,7 +57,8 @@ export class RecordingService {
     // Recordings follow their call: `record: true` starts one on answer, and the end of the call stops them all.
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && call.record === 1) await this.create(trx, call, 'record', 2, 0, clock);
-      if (from === 'in_progress' && call.status === 'completed') await this.stopAll(trx, call, call.duration_seconds ?? 0, clock);
+      // However an answered call ends (completed, or failed when its media node died).
+      if (from === 'in_progress' && isFinal(call.status)) await this.stopAll(trx, call, call.duration_seconds ?? 0, clock);
     });
   }
 

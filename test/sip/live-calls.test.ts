@@ -67,6 +67,23 @@ describe('live calls over a SIP trunk (SIPp)', { skip: !hasSipp }, () => {
     assert.ok(correlation > 0.99, `recorded callee channel vs SIPp's audio: correlation ${correlation}`);
   });
 
+  test('early media (183 with SDP), then a re-INVITE and an UPDATE mid-call: each answered 200 with the same media; the call and its recording go on', async () => {
+    const sipp = await runSipp({ scenario: 'uas-early-refresh.xml', port: trunkPort });
+    const call = await place({ record: true });
+    const events = await waitForTypes(lv.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed'], 30_000);
+    const done = events[3]!.data.object;
+    assert.deepEqual([done.status, done.hangup_cause, done.hangup_source], ['completed', 'normal_clearing', 'callee'], 'SIPp hung up, not a refresh failure');
+    assert.equal(done.sip_status, 200);
+    await sippOk(sipp); // SIPp checked that the re-INVITE's 200 carries our SDP and the UPDATE got its 200
+
+    // SIPp's stream began with the 183 and went on through both refreshes: what it sent from
+    // 3 s on (after the re-INVITE and the UPDATE) is in the recording, unbroken.
+    const afterRefresh = sippAudio().subarray(3 * 8000, Math.floor(6.5 * 8000));
+    const wav = await lv.recordingOf(call.id);
+    const { correlation } = matchAudio(afterRefresh, wav.samples[1]!, 5 * 8000);
+    assert.ok(correlation > 0.99, `the callee's audio after the refreshes vs SIPp's: correlation ${correlation}`);
+  });
+
   // issue 10.18: calls carry the carrier's code (the SIP status) once real carriers exist.
   test('busy: 486 with a Q.850 reason makes the call busy (user_busy) and shows the SIP code', async () => {
     const sipp = await runSipp({ scenario: 'uas-busy.xml', port: trunkPort });

@@ -34,6 +34,19 @@ export function fakeSpeech(text: string): Int16Array {
   return out;
 }
 
+/**
+ * The carriers file's `speech:` section pointing both endpoints at a fake server, its key read
+ * from `keyEnv` (the test sets that variable): YAML lines, for startLiveVoice's `sections` or a
+ * file of one's own.
+ */
+export function speechSection(api: Pick<FakeOpenAiAudio, 'baseUrl'>, keyEnv: string, ttsModel = 'tts-1'): string[] {
+  return [
+    'speech:',
+    `  tts: { base_url: "${api.baseUrl}", api_key: "env:${keyEnv}", model: ${ttsModel}, voice: nova }`,
+    `  stt: { base_url: "${api.baseUrl}", api_key: "env:${keyEnv}", model: whisper-1 }`,
+  ];
+}
+
 export interface SpeechRequestSeen {
   path: string;
   authorization: string | undefined;

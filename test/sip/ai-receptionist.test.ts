@@ -20,7 +20,7 @@ import { startBaresip } from '../helpers/baresip.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
 import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { encodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
 import { readPcm16Wav, toLineRate } from '../../src/carriers/speech/pcm.ts';
@@ -93,9 +93,7 @@ before(async () => {
     '  rtp: { port_min: 45000, port_max: 45998 }',
     '  trunks:',
     `    - { name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.0/8], codecs: [PCMU], transfer: refer }`,
-    'speech:',
-    `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_AI_LIVE_KEY", model: tts-1, voice: nova }`,
-    `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_AI_LIVE_KEY", model: whisper-1 }`,
+    ...speechSection(api, 'TEST_AI_LIVE_KEY'),
     '',
   ].join('\n'));
   t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });

@@ -19,7 +19,7 @@ import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
 import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
@@ -57,11 +57,7 @@ before(async () => {
   lv = await startLiveVoice({
     rtp: [49000, 49498],
     trunks: [`{ name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`],
-    sections: [
-      'speech:',
-      `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_LIVE_FLOW_SPEECH_KEY", model: tts-1, voice: nova }`,
-      `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_LIVE_FLOW_SPEECH_KEY", model: whisper-1 }`,
-    ],
+    sections: speechSection(api, 'TEST_LIVE_FLOW_SPEECH_KEY'),
     numbers: { [FROM]: 'sipp' },
   });
 });

@@ -12,7 +12,7 @@ import { freeUdpPort, peerAvailable, runSipp, SCENARIOS, type SippRun } from '..
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
-import { startFakeOpenAiAudio, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
 import { toLineRate } from '../../src/carriers/speech/pcm.ts';
@@ -35,11 +35,7 @@ before(async () => {
   lv = await startLiveVoice({
     rtp: [47000, 47998],
     trunks: [`{ name: sipp, host: 127.0.0.1, port: ${trunkPort}, codecs: [PCMU] }`],
-    sections: [
-      'speech:',
-      `  tts: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: tts-1-hd, voice: nova }`,
-      `  stt: { base_url: "${api.baseUrl}", api_key: "env:TEST_SPEECH_KEY", model: whisper-1 }`,
-    ],
+    sections: speechSection(api, 'TEST_SPEECH_KEY', 'tts-1-hd'),
     numbers: { [FROM]: 'sipp' },
   });
 });

@@ -15,6 +15,8 @@ export const HELDOUT_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/h
 export const SEALED_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-sealed/', import.meta.url));
 /** The third held-out set, written blind; its test halves were committed only after tuning ended. */
 export const THIRD_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-3/', import.meta.url));
+/** The fourth held-out set, written blind and kept outside the repository until it was scored once (see its README). */
+export const FOURTH_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-4/', import.meta.url));
 
 export type HeldoutSplit = 'dev' | 'test';
 

@@ -15,7 +15,7 @@ import { FrameworkErrors } from './platform/framework-errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { markPublic, requireAccessRule } from './platform/route-access.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
-import { acceptsEmptyBody, defaultEmptyBody, refuseUnexpectedBody, strictRequestSchemas, validatorCompiler } from './platform/validation.ts';
+import { acceptsEmptyBody, defaultEmptyBody, refuseUnexpectedBody, strictRequestSchemas, validatorCompiler, E164_FORMAT } from './platform/validation.ts';
 import { registerJsonBodyParser } from './platform/json-body.ts';
 import { cursorCheck } from './platform/list-cursor.ts';
 import { notFoundExplainer } from './platform/not-found-hints.ts';
@@ -91,6 +91,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     childLoggerFactory: lazyChildLogger,
     trustProxy: config.trustProxy as any,
     bodyLimit: 1024 * 1024,
+    // The response serializer picks a union's branch with its own Ajv: it must know our format
+    // (else it warns "unknown format e164 ignored" for every such schema it compiles).
+    serializerOpts: { ajv: { formats: { e164: E164_FORMAT } } },
     genReqId: () => newId('request'),
     requestIdHeader: false,
     return503OnClosing: true,

@@ -10,6 +10,9 @@ import { E164_HINT, phoneNumberMessage, type FieldErrorCode } from './field-erro
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
+/** The `e164` string format: a phone number in E.164 (libphonenumber checks it further). */
+export const E164_FORMAT = /^\+[1-9][0-9]{6,14}$/;
+
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -23,7 +26,7 @@ function makeAjv(coerce: boolean): Ajv {
   addFormats(ajv);
   // Phone numbers are one format everywhere, so their errors read the same everywhere. In a
   // query string `+` decodes to a space, so there a leading space stands for the `+`.
-  ajv.addFormat('e164', coerce ? /^[+ ]?[1-9][0-9]{6,14}$/ : /^\+[1-9][0-9]{6,14}$/);
+  ajv.addFormat('e164', coerce ? /^[+ ]?[1-9][0-9]{6,14}$/ : E164_FORMAT);
   return ajv;
 }
 

@@ -42,7 +42,7 @@ export const RecordingSchema = Type.Object(
     sample_rate: Type.Integer({ description: 'Hz (16-bit PCM).' }),
     duration_seconds: Type.Union([Type.Number(), Type.Null()], { description: 'Length of the audio, once ready.' }),
     size_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Size of the WAV file, once ready.' }),
-    media_url: Type.Union([Type.String(), Type.Null()], { format: 'uri', description: 'Absolute URL of the WAV file (GET it with your API key), once ready; its base is SWITCHBOARD_PUBLIC_URL.' }),
+    media_url: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'Absolute URL of the WAV file (GET it with your API key), once ready; its base is SWITCHBOARD_PUBLIC_URL.' }),
     transcript: Type.Union([Type.Object({ segments: Type.Array(TranscriptSegmentSchema) }), Type.Null()], {
       description: 'Timed transcript, once ready: segment and word times match the audio.',
     }),

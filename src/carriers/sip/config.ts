@@ -32,6 +32,12 @@ export const SipTrunkConfig = Type.Object({
   }, { additionalProperties: false, description: 'Admit inbound calls that authenticate with these digest credentials (from any address).' })),
   codecs: Type.Array(Codec, { minItems: 1, default: ['PCMU', 'PCMA'], description: 'In order of preference.' }),
   transfer: Type.Union([Type.Literal('refer'), Type.Literal('bridge')], { default: 'bridge' }),
+  register: Type.Optional(Type.Object({
+    expires: Type.Integer({ minimum: 60, maximum: 86400, default: 3600, description: 'Seconds asked for; refreshed at half what the registrar grants.' }),
+  }, {
+    additionalProperties: false,
+    description: 'REGISTER with the trunk (username and password) so it sends calls to us: for carriers that deliver only to a registered contact. Inbound calls are still admitted by inbound_sources.',
+  })),
 }, { additionalProperties: false });
 export type SipTrunkConfig = Static<typeof SipTrunkConfig>;
 
@@ -64,6 +70,7 @@ export function trunkSettings(trunk: SipTrunkConfig): TrunkSettings {
     name: trunk.name, host: trunk.host, port: trunk.port ?? (trunk.transport === 'tls' ? 5061 : 5060), transport: trunk.transport,
     sips: trunk.sips, tlsServerName: trunk.tls_server_name, username: trunk.username, password: trunk.password,
     inboundSources: trunk.inbound_sources, inboundAuth: trunk.inbound_auth, codecs: trunk.codecs, transfer: trunk.transfer,
+    register: trunk.register ? { expiresSeconds: trunk.register.expires } : undefined,
   };
 }
 
@@ -104,6 +111,9 @@ export function sipSectionProblems(section: SipSectionConfig): { path: (string |
       problems.push({ path: ['trunks', i, 'transport'], message: 'is tls: set listen.tls_port (and tls.cert_file, tls.key_file), where the trunk reaches us for in-dialog requests' });
     }
     if (trunk.sips && trunk.transport !== 'tls') problems.push({ path: ['trunks', i, 'sips'], message: 'needs transport: tls' });
+    if (trunk.register && (!trunk.username || !trunk.password)) {
+      problems.push({ path: ['trunks', i, 'register'], message: 'needs the trunk\'s username and password: the registrar challenges the REGISTER' });
+    }
   });
   for (const problem of tlsFileProblems(tlsSettings(section.tls))) problems.push({ path: ['tls', ...problem.path], message: problem.message });
   return problems;

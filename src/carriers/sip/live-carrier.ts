@@ -25,6 +25,7 @@ import { transportTls } from './tls.ts';
 import { trunkPeer, trunkUri } from './trunk-target.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
+import { TrunkRegistrations, type RegistrationState } from './registration.ts';
 import { parseNameAddr, parseUri } from './headers.ts';
 import type { Dialog } from './dialog.ts';
 import { buildSdp, negotiate, parseSdp, type NegotiatedMedia } from './sdp.ts';
@@ -88,6 +89,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   /** This process's identity among media nodes (a restarted node is a new one). */
   readonly nodeId = `node_${randomUUID()}`;
   private lease: NodeLease | undefined;
+  private registrations: TrunkRegistrations | undefined;
   /** Actions on calls held by other nodes go to them; theirs on ours come here (node-commands.ts). */
   private readonly commands: NodeCommands;
 
@@ -158,6 +160,14 @@ export class LiveSipCarrier implements VoiceCarrier {
     });
     await this.lease.start();
     await this.commands.serve((payload) => this.carryOut(payload));
+    // Trunks whose carrier sends calls only to a registered contact: register now (in the background).
+    this.registrations = new TrunkRegistrations(this.ua, this.settings.trunks, this.settings.publicHost, this.platform.log);
+    this.registrations.start();
+  }
+
+  /** Where each `register:` trunk's registration stands (tests, diagnostics). */
+  registrationStates(): Record<string, RegistrationState> {
+    return this.registrations?.states() ?? {};
   }
 
   ownerOf(call: CallRow): { node: string; here: boolean } | null {
@@ -227,6 +237,8 @@ export class LiveSipCarrier implements VoiceCarrier {
       clearTimeout(leg.limitTimer);
       if (leg.dialog && !leg.dialog.ended) await leg.dialog.bye('Q.850 ;cause=41 ;text="node shutting down"').catch(() => undefined);
     }
+    // Removed while the transport still runs: the registrar stops sending calls here.
+    await this.registrations?.stop();
     this.ua?.shutdown();
     await this.transport?.stop();
     await this.engine?.shutdown();
@@ -504,7 +516,9 @@ export class LiveSipCarrier implements VoiceCarrier {
       return this.ua.reject(incoming, 403, 'Forbidden');
     }
     const trunk = admission.trunk;
-    const to = e164Of(userOf(request.uri));
+    // The called number: the Request-URI's user, or, when that is not a number (a registrar
+    // calling our registered contact, sip:username@us), the To header's.
+    const to = e164Of(userOf(request.uri)) ?? e164Of(userOf(parseNameAddr(request.headers.get('to') ?? '').uri));
     if (!to) return this.ua.reject(incoming, 404, 'Not Found');
     const from = e164Of(userOf(parseNameAddr(request.headers.get('from') ?? '').uri));
     if (!from) return this.ua.reject(incoming, 433, 'Anonymity Disallowed');

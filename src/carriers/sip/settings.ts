@@ -21,6 +21,8 @@ export interface TrunkSettings {
   inboundAuth?: { username: string; password: string } | undefined;
   codecs: G711Codec[];
   transfer: 'refer' | 'bridge';
+  /** REGISTER with the trunk (username and password) so its registrar sends us calls (registration.ts). */
+  register?: { expiresSeconds: number } | undefined;
 }
 
 export interface SipSettings {

@@ -1,8 +1,8 @@
 // The SIP user agent core: places calls (INVITE with digest retry on 401/407, CANCEL,
 // ACK for 2xx), accepts calls (provisional and final responses, 2xx retransmitted until
-// the ACK), and serves requests inside dialogs (BYE, re-INVITE and UPDATE answered with
-// the media we already have, NOTIFY, OPTIONS, INFO). It knows nothing of accounts or
-// HTTP: the live carrier decides what a call means.
+// the ACK), serves requests inside dialogs (BYE, re-INVITE and UPDATE answered with the
+// media we already have, NOTIFY, OPTIONS, INFO), and sends out-of-dialog OPTIONS and
+// REGISTER. It knows nothing of accounts or HTTP: the live carrier decides what a call means.
 import { EventEmitter } from 'node:events';
 import { SipHeaders, type SipRequest, type SipResponse, type SipMessage } from './message.ts';
 import { formatNameAddr, formatUri, parseCSeq, parseNameAddr, parseUri } from './headers.ts';
@@ -36,6 +36,19 @@ export type InviteOutcome =
   | { kind: 'failed'; response: SipResponse };
 
 export const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE, REFER, NOTIFY, INFO';
+
+/** What stays the same across the REGISTERs of one registration (RFC 3261 10.2.4): its Call-ID, From tag and rising CSeq. */
+export interface RegistrationDialog {
+  /** Request-URI of the REGISTER: the registrar's domain, e.g. `sip:sip.example.com`. */
+  registrar: string;
+  /** The address of record bound, e.g. `sip:acme@sip.example.com`. */
+  aor: string;
+  /** The user part of our Contact: where the registrar sends calls for the AOR. */
+  contactUser: string;
+  callId: string;
+  fromTag: string;
+  seq: number;
+}
 
 /** An INVITE we sent: progress comes as `provisional` events, the end as the `outcome`. */
 export class OutgoingInvite extends EventEmitter<{ provisional: [SipResponse] }> {
@@ -199,7 +212,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
     const from = parseNameAddr(request.headers.get('from') ?? '');
     const to = parseNameAddr(request.headers.get('to') ?? '');
     const contact = request.headers.get('contact');
-    const dialog = this.register({
+    const dialog = this.track({
       callId: request.headers.get('call-id') ?? '',
       localTag: incoming.localTag,
       remoteTag: String(from.params.tag ?? ''),
@@ -222,20 +235,47 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   options(uri: string, peer: Peer, credentials?: DigestCredentials): Promise<SipResponse> {
     const callId = newCallId(this.config.publicHost);
     const tag = newTag();
-    const build = (seq: number, auth?: [string, string]): SipRequest => ({
+    let seq = 0;
+    return this.requestWithDigest(peer, credentials, (auth) => ({
       kind: 'request', method: 'OPTIONS', uri, body: '',
       headers: SipHeaders.from({
         Via: this.via(peer.transport), 'Max-Forwards': '70', From: `<sip:switchboard@${this.config.publicHost}>;tag=${tag}`, To: `<${uri}>`,
-        'Call-ID': callId, CSeq: `${seq} OPTIONS`, Contact: this.contactFor(peer.transport), Accept: 'application/sdp', ...(auth ? { [auth[0]]: auth[1] } : {}),
+        'Call-ID': callId, CSeq: `${++seq} OPTIONS`, Contact: this.contactFor(peer.transport), Accept: 'application/sdp', ...(auth ? { [auth.header]: auth.value } : {}),
       }),
-    });
+    }));
+  }
+
+  /**
+   * Registers `contactUser`@our address as the contact of `registration.aor` at the registrar
+   * (RFC 3261 10.2): one REGISTER, its digest challenge answered once; `expires` 0 removes the
+   * binding, and `null` only asks which bindings exist (no Contact: a check of the
+   * credentials that changes nothing, RFC 3261 10.2.3). The registration keeps its Call-ID,
+   * From tag and CSeq from one refresh to the next.
+   */
+  register(registration: RegistrationDialog, peer: Peer, expires: number | null, credentials?: DigestCredentials): Promise<SipResponse> {
+    return this.requestWithDigest(peer, credentials, (auth) => ({
+      kind: 'request', method: 'REGISTER', uri: registration.registrar, body: '',
+      headers: SipHeaders.from({
+        Via: this.via(peer.transport), 'Max-Forwards': '70',
+        From: `<${registration.aor}>;tag=${registration.fromTag}`, To: `<${registration.aor}>`,
+        'Call-ID': registration.callId, CSeq: `${++registration.seq} REGISTER`,
+        ...(expires === null ? {} : { Contact: this.contactFor(peer.transport, registration.contactUser, schemeOf(registration.registrar)), Expires: String(expires) }),
+        Allow: ALLOW, 'User-Agent': this.config.userAgent ?? 'Switchboard',
+        ...(auth ? { [auth.header]: auth.value } : {}),
+      }),
+    }));
+  }
+
+  /** Sends an out-of-dialog request built by `build`, answers one 401/407 with `credentials`, and resolves with the final response. */
+  private requestWithDigest(peer: Peer, credentials: DigestCredentials | undefined, build: (auth?: { header: string; value: string }) => SipRequest): Promise<SipResponse> {
+    const first = build();
     return new Promise((resolve) => {
-      this.transactions.sendRequest(build(1), peer, (response) => {
+      this.transactions.sendRequest(first, peer, (response) => {
         if (response.status < 200) return;
         const header = response.headers.get(response.status === 401 ? 'www-authenticate' : 'proxy-authenticate');
         if ((response.status === 401 || response.status === 407) && credentials && header) {
-          const answer = answerChallenge(parseChallenge(header), credentials, 'OPTIONS', uri);
-          this.transactions.sendRequest(build(2, [response.status === 401 ? 'Authorization' : 'Proxy-Authorization', answer]), peer, (second) => {
+          const value = answerChallenge(parseChallenge(header), credentials, first.method, first.uri);
+          this.transactions.sendRequest(build({ header: response.status === 401 ? 'Authorization' : 'Proxy-Authorization', value }), peer, (second) => {
             if (second.status >= 200) resolve(second);
           });
           return;
@@ -408,7 +448,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
     const from = parseNameAddr(request.headers.get('from') ?? '');
     const to = parseNameAddr(response.headers.get('to') ?? '');
     const contact = response.headers.get('contact');
-    return this.register({
+    return this.track({
       callId: request.headers.get('call-id') ?? '',
       localTag: String(from.params.tag ?? ''),
       remoteTag: String(to.params.tag ?? ''),
@@ -425,7 +465,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
     }, transport);
   }
 
-  private register(state: DialogState, transport: TransportName): Dialog {
+  private track(state: DialogState, transport: TransportName): Dialog {
     const dialog = new Dialog(state, this.dialogSender(), (t) => this.via(t), this.contactFor(transport, undefined, schemeOf(state.remoteTarget)));
     this.dialogs.set(dialog.id, dialog);
     dialog.on('ended', () => this.dialogs.delete(dialog.id));

@@ -160,8 +160,10 @@ describe('the AI receptionist on a live server without speech-to-text', { skip: 
     assert.equal((await live().get(`/v1/numbers/${number.id}`)).body.agent_id, null);
     assert.deepEqual((await live().get('/v1/ai/agents')).body.data.map((a: { id: string }) => a.id), [agent.body.id], 'the refused create wrote nothing');
 
-    // Attached while the server had an endpoint (written directly: the API refuses it now).
-    await t.server.built.platform.database.db.updateTable('numbers').set({ agent_id: agent.body.id }).where('id', '=', number.id).execute();
+    // Attached while the server had an endpoint (written directly: the API refuses it now). The
+    // API keeps one voice handler per number, so the DTMF voice_flow stored above goes with it.
+    await t.server.built.platform.database.db.updateTable('numbers').set({ agent_id: agent.body.id, voice_flow: null, voice_url: null })
+      .where('id', '=', number.id).execute();
     const sipp = await runSipp({ scenario: 'uac-inbound.xml', remote: `127.0.0.1:${sipPort}`, args: ['-s', FROM] });
     assert.equal((await sipp.done).code, 0, 'the call was answered, and we hung up');
     const inbound = (await live().get('/v1/calls')).body.data.find((c: { direction: string }) => c.direction === 'inbound');

@@ -25,7 +25,7 @@ const UNREGISTER_TIMEOUT_MS = 2000;
 
 export type RegistrationState =
   | { state: 'registering' }
-  | { state: 'registered'; expiresSeconds: number; at: Date }
+  | { state: 'registered'; expiresSeconds: number }
   | { state: 'failed'; status: number; reason: string; retryInSeconds: number }
   | { state: 'stopped' };
 
@@ -113,7 +113,7 @@ export class TrunkRegistrations {
     }
     if (response.status < 200 || response.status >= 300) return this.failed(entry, response.status, response.reason);
     const granted = grantedSeconds(response, entry.dialog.contactUser) ?? entry.expires;
-    entry.status = { state: 'registered', expiresSeconds: granted, at: new Date() };
+    entry.status = { state: 'registered', expiresSeconds: granted };
     entry.retrySeconds = RETRY_MIN_SECONDS;
     this.log.info({ trunk: entry.trunk.name, registrar: entry.dialog.registrar, expires: granted }, 'sip: registered with the trunk\'s registrar');
     const refreshIn = Math.max(1, Math.min(granted / 2, granted - REFRESH_MARGIN_SECONDS));

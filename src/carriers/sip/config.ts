@@ -9,6 +9,7 @@ import { probeTrunk } from './probe.ts';
 import { tlsFileProblems } from './tls.ts';
 import { trunkUri } from './trunk-target.ts';
 import type { SipSettings, SipTlsSettings, TrunkSettings } from './settings.ts';
+import type { CountryCode } from 'libphonenumber-js';
 
 const Port = (fallback?: number) => Type.Integer({ minimum: 1, maximum: 65535, ...(fallback === undefined ? {} : { default: fallback }) });
 const Codec = Type.Union([Type.Literal('PCMU'), Type.Literal('PCMA')]);
@@ -32,6 +33,13 @@ export const SipTrunkConfig = Type.Object({
   }, { additionalProperties: false, description: 'Admit inbound calls that authenticate with these digest credentials (from any address).' })),
   codecs: Type.Array(Codec, { minItems: 1, default: ['PCMU', 'PCMA'], description: 'In order of preference.' }),
   transfer: Type.Union([Type.Literal('refer'), Type.Literal('bridge')], { default: 'bridge' }),
+  caller_id: Type.Object({
+    number_format: Type.Union([Type.Literal('e164'), Type.Literal('digits'), Type.Literal('national')], {
+      default: 'e164', description: 'How numbers are written to the trunk (Request-URI, To, From) and read from it: +14155550142, 14155550142, or the national 4155550142.',
+    }),
+    country: Type.String({ pattern: '^[A-Z]{2}$', default: 'US', description: 'The country (ISO 3166 alpha-2) of national numbers; numbers of other countries go in full.' }),
+    asserted_identity: Type.Boolean({ default: false, description: 'Add P-Asserted-Identity with the caller\'s number, for carriers that take the caller id from it.' }),
+  }, { additionalProperties: false, default: {} }),
   register: Type.Optional(Type.Object({
     expires: Type.Integer({ minimum: 60, maximum: 86400, default: 3600, description: 'Seconds asked for; refreshed at half what the registrar grants.' }),
   }, {
@@ -71,6 +79,7 @@ export function trunkSettings(trunk: SipTrunkConfig): TrunkSettings {
     sips: trunk.sips, tlsServerName: trunk.tls_server_name, username: trunk.username, password: trunk.password,
     inboundSources: trunk.inbound_sources, inboundAuth: trunk.inbound_auth, codecs: trunk.codecs, transfer: trunk.transfer,
     register: trunk.register ? { expiresSeconds: trunk.register.expires } : undefined,
+    callerId: { format: trunk.caller_id.number_format, country: trunk.caller_id.country as CountryCode, assertedIdentity: trunk.caller_id.asserted_identity },
   };
 }
 

@@ -22,7 +22,8 @@ import { MediaEngine } from '../rtp/engine.ts';
 import type { EngineStats, SessionStats } from '../rtp/protocol.ts';
 import { SipTransport } from './transport.ts';
 import { transportTls } from './tls.ts';
-import { trunkPeer, trunkUri } from './trunk-target.ts';
+import { trunkInvite, trunkUri } from './trunk-target.ts';
+import { fromTrunkNumber, toTrunkNumber } from './caller-id.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
 import { TrunkRegistrations, type RegistrationState } from './registration.ts';
@@ -333,9 +334,9 @@ export class LiveSipCarrier implements VoiceCarrier {
     if (!leg?.dialog || leg.dialog.ended || leg.ending) return this.settleTransfer(call.id, index, 'failed');
     if (leg.trunk.transfer === 'bridge') return this.bridgeTransfer(call, leg, index, to, ringTimeout);
     const trunk = leg.trunk;
-    const target = trunkUri(trunk, to);
+    const target = trunkUri(trunk, toTrunkNumber(trunk.callerId, to));
     const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
-    const { outcome, detail } = await referTransfer(leg.dialog, target, `sip:${ours}@${this.settings.publicHost}`, ringTimeout + 5);
+    const { outcome, detail } = await referTransfer(leg.dialog, target, `sip:${toTrunkNumber(trunk.callerId, ours)}@${this.settings.publicHost}`, ringTimeout + 5);
     this.platform.log.info({ call: call.id, to, outcome, detail }, 'sip: REFER transfer settled');
     await this.settleTransfer(call.id, index, outcome);
     if (outcome !== 'completed' || leg.ending) return;
@@ -425,15 +426,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     const leg = this.newLeg(call.id, trunk);
     const port = await this.engine.open(call.id);
     const sdp = buildSdp({ address: this.settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
-    const uri = trunkUri(trunk, call.to_number);
-    const invite = this.ua.invite({
-      uri,
-      peer: trunkPeer(trunk),
-      from: { user: call.from_number, host: this.settings.publicHost },
-      to: uri,
-      sdp,
-      credentials: trunk.username && trunk.password ? { username: trunk.username, password: trunk.password } : undefined,
-    });
+    const invite = this.ua.invite(trunkInvite(trunk, this.settings.publicHost, call.from_number, call.to_number, sdp));
     leg.invite = invite;
     if (leg.abandoned === 'api') this.ua.cancel(invite);
     leg.ringTimer = setTimeout(() => {
@@ -518,9 +511,10 @@ export class LiveSipCarrier implements VoiceCarrier {
     const trunk = admission.trunk;
     // The called number: the Request-URI's user, or, when that is not a number (a registrar
     // calling our registered contact, sip:username@us), the To header's.
-    const to = e164Of(userOf(request.uri)) ?? e164Of(userOf(parseNameAddr(request.headers.get('to') ?? '').uri));
+    const rules = trunk.callerId;
+    const to = fromTrunkNumber(rules, userOf(request.uri)) ?? fromTrunkNumber(rules, userOf(parseNameAddr(request.headers.get('to') ?? '').uri));
     if (!to) return this.ua.reject(incoming, 404, 'Not Found');
-    const from = e164Of(userOf(parseNameAddr(request.headers.get('from') ?? '').uri));
+    const from = fromTrunkNumber(rules, userOf(parseNameAddr(request.headers.get('from') ?? '').uri));
     if (!from) return this.ua.reject(incoming, 433, 'Anonymity Disallowed');
     let media: NegotiatedMedia;
     try {
@@ -663,10 +657,4 @@ function userOf(uri: string): string | undefined {
   }
 }
 
-/** A dialled or calling number as E.164: carriers send +14155550142, 14155550142 or with separators. */
-function e164Of(user: string | undefined): string | null {
-  const digits = (user ?? '').replace(/[\s().-]/g, '');
-  const match = /^\+?([1-9]\d{6,14})$/.exec(digits);
-  return match ? `+${match[1]}` : null;
-}
 

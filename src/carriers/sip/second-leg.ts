@@ -7,7 +7,7 @@ import type { MediaEngine } from '../rtp/engine.ts';
 import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
 import type { SipSettings, TrunkSettings } from './settings.ts';
-import { trunkPeer, trunkUri } from './trunk-target.ts';
+import { trunkInvite } from './trunk-target.ts';
 import { buildSdp, negotiate, parseSdp } from './sdp.ts';
 import { failureOutcome } from './causes.ts';
 import { parseReason } from './headers.ts';
@@ -65,15 +65,7 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
   const { trunk } = request;
   const port = await engine.open(request.id, { alongside: request.alongside });
   const sdp = buildSdp({ address: settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
-  const uri = trunkUri(trunk, request.to);
-  const invite = ua.invite({
-    uri,
-    peer: trunkPeer(trunk),
-    from: { user: request.from, host: settings.publicHost },
-    to: uri,
-    sdp,
-    credentials: trunk.username && trunk.password ? { username: trunk.username, password: trunk.password } : undefined,
-  });
+  const invite = ua.invite(trunkInvite(trunk, settings.publicHost, request.from, request.to, sdp));
   let timedOut = false;
   const ringTimer = setTimeout(() => {
     timedOut = true;

@@ -1,6 +1,7 @@
 // What an operator configures for SIP (the `sip` section of the carriers file): where we
 // listen, the address we advertise, the RTP port range, and the trunks.
 import type { G711Codec } from '../rtp/g711.ts';
+import type { CallerIdRules } from './caller-id.ts';
 
 export interface TrunkSettings {
   name: string;
@@ -21,6 +22,8 @@ export interface TrunkSettings {
   inboundAuth?: { username: string; password: string } | undefined;
   codecs: G711Codec[];
   transfer: 'refer' | 'bridge';
+  /** How numbers are written to and read from the trunk, and whether it gets P-Asserted-Identity (caller-id.ts). */
+  callerId: CallerIdRules;
   /** REGISTER with the trunk (username and password) so its registrar sends us calls (registration.ts). */
   register?: { expiresSeconds: number } | undefined;
 }

@@ -14,7 +14,7 @@ import { newCallId, newTag } from './dialog.ts';
 import type { SipResponse } from './message.ts';
 import type { RegistrationDialog, UserAgent } from './user-agent.ts';
 import type { TrunkSettings } from './settings.ts';
-import { trunkPeer } from './trunk-target.ts';
+import { trunkPeer, trunkUri } from './trunk-target.ts';
 
 const RETRY_MIN_SECONDS = 5;
 const RETRY_MAX_SECONDS = 300;
@@ -47,7 +47,7 @@ export interface RegistrationLog {
 export function registrationDialog(trunk: TrunkSettings & { username: string }, publicHost: string): RegistrationDialog {
   const scheme = trunk.sips ? 'sips' : 'sip';
   return {
-    registrar: formatUri({ scheme, user: undefined, host: trunk.host, port: trunk.port, params: trunk.transport === 'udp' || trunk.sips ? {} : { transport: trunk.transport } }),
+    registrar: trunkUri(trunk),
     aor: formatUri({ scheme, user: trunk.username, host: trunk.host, port: undefined, params: {} }),
     contactUser: trunk.username, callId: newCallId(publicHost), fromTag: newTag(), seq: 0,
   };
@@ -138,7 +138,8 @@ function credentialsOf(entry: Entry): { username: string; password: string } {
 
 /** What the registrar granted our binding: its Contact's `expires` parameter, else the Expires header. */
 function grantedSeconds(response: SipResponse, contactUser: string): number | undefined {
-  for (const contact of response.headers.getAll('contact').flatMap(splitContacts)) {
+  // Contact is a list header: the parser has already split `a, b` into one entry each.
+  for (const contact of response.headers.getAll('contact')) {
     const parsed = parseNameAddr(contact);
     if (parsed.uri.includes(`${contactUser}@`) && parsed.params.expires !== undefined) return positive(parsed.params.expires);
   }
@@ -148,21 +149,4 @@ function grantedSeconds(response: SipResponse, contactUser: string): number | un
 function positive(value: string | null | undefined): number | undefined {
   const n = Number(value);
   return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-/** A Contact header may list several contacts, comma-separated outside <...>. */
-function splitContacts(header: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < header.length; i++) {
-    if (header[i] === '<') depth++;
-    else if (header[i] === '>') depth--;
-    else if (header[i] === ',' && depth === 0) {
-      out.push(header.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  if (header.slice(start).trim()) out.push(header.slice(start).trim());
-  return out;
 }

@@ -22,8 +22,9 @@ import type { AgentReply, ReceptionistEngine, TranscriptTurn } from '../engine/i
 import { agentProfile } from '../agents/service.ts';
 import type { KnowledgeIndexCache } from '../knowledge/index-cache.ts';
 import type { AgentRow, ConversationRow } from '../tables.ts';
-import type { ConversationService } from './service.ts';
+import { replyRecord, type ConversationService } from './service.ts';
 import { TRANSFER_FAILED_TEXT, TRANSFER_RING_TIMEOUT } from './runner.ts';
+import { round } from './timing.ts';
 
 /** Seconds of quiet that end a caller's utterance: short, as the caller waits on the agent meanwhile. */
 export const LIVE_SPEECH_TIMEOUT_SECONDS = 0.8;
@@ -116,14 +117,8 @@ export class LiveConversations implements MediaEvents {
     const callerTurn: TranscriptTurn = { speaker: 'caller', text: heard, at: round(from), citations: [], action: null };
     const agentTurn: TranscriptTurn = { speaker: 'agent', text: reply.text, at: now, citations: reply.citations, action: reply.action };
     const turns = [...transcript, callerTurn, agentTurn];
-    const fallbacks = JSON.parse(conv.fallbacks) as Array<{ turn: number; reason: string }>;
-    if (reply.fallback_reason) fallbacks.push({ turn: turns.length - 1, reason: reply.fallback_reason });
-    const taken = reply.action === 'message' && reply.message ? reply.message : null;
     const saved = await this.conversations.save(trx, conv, {
-      transcript: JSON.stringify(turns),
-      fallbacks: JSON.stringify(fallbacks),
-      message: taken ? (conv.message ? `${conv.message}\n${taken}` : taken) : conv.message,
-      script_position: conv.script_position + 1,
+      transcript: JSON.stringify(turns), ...replyRecord(conv, turns.length - 1, reply), script_position: conv.script_position + 1,
     }, clock);
     await this.order(trx, call, saved, agent, awaitedAfter(turns, agent), reply.text);
   }
@@ -179,8 +174,6 @@ export class LiveConversations implements MediaEvents {
   private async elapsed(trx: Trx, call: CallRow): Promise<number> {
     return round(await this.carriers.named(call.carrier).media.elapsed(trx, call));
   }
-
-
 }
 
 /**
@@ -199,8 +192,4 @@ function awaitedAfter(transcript: TranscriptTurn[], agent: Pick<AgentRow, 'trans
 function resultCutShort(result: MediaResult): boolean {
   if (result.kind === 'bridge') return true;
   return result.reason === 'hangup' || result.reason === 'interrupted';
-}
-
-function round(seconds: number): number {
-  return Math.round(seconds * 10) / 10;
 }

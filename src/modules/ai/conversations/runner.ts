@@ -17,7 +17,7 @@ import { MESSAGE_PROMPT, type AgentReply, type ReceptionistEngine, type Transcri
 import { agentProfile } from '../agents/service.ts';
 import type { KnowledgeIndexCache } from '../knowledge/index-cache.ts';
 import type { ConversationRow } from '../tables.ts';
-import { JOB_ANSWER, JOB_SCORE, JOB_TURN, outcomeOf, type ConversationService } from './service.ts';
+import { JOB_ANSWER, JOB_SCORE, JOB_TURN, outcomeOf, replyRecord, type ConversationService } from './service.ts';
 import { nextTurnAt, spokenUntil } from './timing.ts';
 import type { LiveConversations } from './live-runner.ts';
 
@@ -94,14 +94,7 @@ export class ConversationRunner {
       const callerTurn: TranscriptTurn = { speaker: 'caller', text: utterance, at: nextTurnAt(transcript.at(-1)), citations: [], action: null };
       const agentTurn: TranscriptTurn = { speaker: 'agent', text: reply.text, at: nextTurnAt(callerTurn), citations: reply.citations, action: reply.action };
       const turns = [...transcript, callerTurn, agentTurn];
-      const fallbacks = JSON.parse(current.fallbacks) as Array<{ turn: number; reason: string }>;
-      if (reply.fallback_reason) fallbacks.push({ turn: turns.length - 1, reason: reply.fallback_reason });
-      const taken = reply.action === 'message' && reply.message ? reply.message : null;
-      const set: Partial<ConversationRow> = {
-        script_position: position + 1,
-        fallbacks: JSON.stringify(fallbacks),
-        message: taken ? (current.message ? `${current.message}\n${taken}` : taken) : current.message,
-      };
+      const set: Partial<ConversationRow> = { script_position: position + 1, ...replyRecord(current, turns.length - 1, reply) };
 
       if (reply.action === 'transfer' && agent.transfer_number) {
         try {
@@ -165,8 +158,6 @@ export class ConversationRunner {
   private awaitsTurn(conv: ConversationRow, position: number): boolean {
     return conv.status === 'in_progress' && conv.script_position === position && conv.pending_transfer === null;
   }
-
-
 
   private clock(trx: Trx, call: CallRow): Promise<Clock> {
     return this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);

@@ -20,7 +20,7 @@ import { RING_SECONDS } from '../../../carriers/simulator/magic-numbers.ts';
 import { e164, type CallService } from '../../calls/service.ts';
 import type { NumberService } from '../../numbers/service.ts';
 import { assertSandbox } from '../../sandbox/service.ts';
-import type { ConversationScore, TranscriptTurn } from '../engine/index.ts';
+import type { AgentReply, ConversationScore, TranscriptTurn } from '../engine/index.ts';
 import type { AgentRow, ConversationOutcome, ConversationRow } from '../tables.ts';
 import { transition } from './states.ts';
 import { spokenUntil } from './timing.ts';
@@ -90,6 +90,18 @@ export interface ConversationFilter {
   scoreLte?: number | undefined;
   createdGte?: string | undefined;
   createdLte?: string | undefined;
+}
+
+/**
+ * What one reply of the agent records on its conversation besides the turns (both runners,
+ * sandbox and live): why the engine fell back, at the agent turn `turnIndex`, and the message
+ * it took, added to any taken before.
+ */
+export function replyRecord(conv: Pick<ConversationRow, 'fallbacks' | 'message'>, turnIndex: number, reply: AgentReply): Pick<ConversationRow, 'fallbacks' | 'message'> {
+  const fallbacks = JSON.parse(conv.fallbacks) as Array<{ turn: number; reason: string }>;
+  if (reply.fallback_reason) fallbacks.push({ turn: turnIndex, reason: reply.fallback_reason });
+  const taken = reply.action === 'message' && reply.message ? reply.message : null;
+  return { fallbacks: JSON.stringify(fallbacks), message: taken ? (conv.message ? `${conv.message}\n${taken}` : taken) : conv.message };
 }
 
 /** What decides the outcome when a conversation ends other than by a completed transfer. */

@@ -20,6 +20,7 @@ export function spokenUntil(last: { at: number; text: string } | undefined): num
   return last ? round(last.at + speechSeconds(last.text)) : 0;
 }
 
-function round(seconds: number): number {
+/** Transcript `at` values are tenths of a second, on both runners. */
+export function round(seconds: number): number {
   return Math.round(seconds * 10) / 10;
 }

@@ -13,7 +13,7 @@ import { NODE_LOST, type CallEnd, type CallSignals, type TransferOutcome, type V
 import { referTransfer } from './refer.ts';
 import { placeSecondLeg, type SecondLeg } from './second-leg.ts';
 import { NodeLease } from './node-lease.ts';
-import { NodeCommands, type CommandPayload } from './node-commands.ts';
+import { NodeCommands, talkSecondsFromAnswer, type CommandPayload } from './node-commands.ts';
 import { randomUUID } from 'node:crypto';
 import type { BridgeResult } from './live-operations.ts';
 import type { BridgeOp, CutShort } from '../media-port.ts';
@@ -221,7 +221,7 @@ export class LiveSipCarrier implements VoiceCarrier {
         await trx.updateTable('calls').set({ node: null }).where('id', '=', id).execute();
         const row = { ...locked, node: null };
         if (row.status !== 'queued' && row.status !== 'ringing' && row.status !== 'in_progress') return;
-        const talkSeconds = row.answered_at ? Math.max(0, this.platform.clock.now().getTime() - Date.parse(row.answered_at)) / 1000 : undefined;
+        const talkSeconds = talkSecondsFromAnswer(row, this.platform.clock.now().getTime()) ?? undefined;
         await this.signals!.ended(trx, row, {
           status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system', carrierCode: NODE_LOST, ...(talkSeconds === undefined ? {} : { talkSeconds }),
         });
@@ -300,7 +300,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     if (this.commands.elsewhere(call)) {
       await this.commands.send(trx, call, { kind: 'hang_up' });
       // The owner measures talk time on its media clock; here the answer time stored with the call is what we know.
-      return { talkSeconds: call.answered_at ? Math.max(0, this.platform.clock.now().getTime() - Date.parse(call.answered_at)) / 1000 : null };
+      return { talkSeconds: talkSecondsFromAnswer(call, this.platform.clock.now().getTime()) };
     }
     const leg = this.legs.get(call.id);
     if (!leg) return { talkSeconds: null };
@@ -656,5 +656,3 @@ function userOf(uri: string): string | undefined {
     return undefined;
   }
 }
-
-

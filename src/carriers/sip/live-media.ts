@@ -17,7 +17,7 @@ import { transcribeSpans, type TranscribedSide } from './recording-transcript.ts
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
-import type { CallCommand } from './node-commands.ts';
+import { talkSecondsFromAnswer, type CallCommand } from './node-commands.ts';
 
 /** Where calls held by other nodes are sent (NodeCommands); absent, every call is this node's. */
 export interface OtherNodes {
@@ -145,7 +145,7 @@ export class LiveMediaPort implements MediaPort {
     if (this.answeredIn.get(trx)?.has(call.id)) return 0;
     if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
     // Another node's call: its media clock is there; the answer time stored with the call is close.
-    if (this.elsewhere(call)) return call.answered_at ? Math.max(0, Date.now() - Date.parse(call.answered_at)) / 1000 : 0;
+    if (this.elsewhere(call)) return talkSecondsFromAnswer(call, Date.now()) ?? 0;
     return this.calls.elapsed(call.id) ?? 0;
   }
 

@@ -33,6 +33,14 @@ export interface CommandPayload {
   command: CallCommand;
 }
 
+/**
+ * Talk time of a call whose media clock this node cannot read (held by another node, or lost
+ * with a dead one), from the answer time stored with the call; null while unanswered.
+ */
+export function talkSecondsFromAnswer(call: Pick<CallRow, 'answered_at'>, nowMs: number): number | null {
+  return call.answered_at ? Math.max(0, nowMs - Date.parse(call.answered_at)) / 1000 : null;
+}
+
 export const COMMAND_JOB = 'sip.command';
 /** One channel for every node; the payload names the node to wake. */
 const WAKE_CHANNEL = 'switchboard_nodes';

@@ -3,7 +3,7 @@
 // (usrloc, db_mode 0), and delivers an INVITE for a registered user to its contact, Record-
 // Routing the dialog. Every request, and every binding it saves, is logged, so a test reads
 // what was registered, refreshed and removed.
-import { RELAY_PROLOGUE, RELAY_ROUTE, kamailioConfigHead, runKamailio, type Kamailio } from './kamailio.ts';
+import { RELAY_PROLOGUE, RELAY_ROUTE, kamailioConfigHead, quote, runKamailio, type Kamailio } from './kamailio.ts';
 
 export interface RegistrarOptions {
   host: string;
@@ -17,7 +17,6 @@ export interface RegistrarOptions {
 export const SAVED_LOG = /saved (\S+) expires=(\S*) contact=(\S*)/g;
 
 export function registrarConfig(options: RegistrarOptions): string {
-  const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
   return `${kamailioConfigHead({
     settings: ['fork=no', 'disable_tcp=yes'],
     listen: [`udp:${options.host}:${options.port}`],

@@ -96,8 +96,12 @@ export const RELAY_ROUTE = `route[RELAY] {
   exit;
 }`;
 
+/** A string literal of the config language (quotes and backslashes dropped: test values only). */
+export function quote(value: string): string {
+  return `"${value.replace(/["\\]/g, '')}"`;
+}
+
 export function kamailioConfig(options: KamailioOptions): string {
-  const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
   return `${kamailioConfigHead({
     settings: ['fork=no', 'disable_tcp=yes'],
     listen: [`udp:${options.host}:${options.port}`],

@@ -71,7 +71,6 @@ export class DeliveryWorker {
     return row;
   }
 
-
   private async attempt(payload: DeliverPayload): Promise<void> {
     const row = await this.load(payload.d);
     if (!row || row.status !== 'pending' || row.attempt_count !== payload.n) return;

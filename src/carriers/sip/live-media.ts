@@ -13,6 +13,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { CallRow } from '../../modules/calls/tables.ts';
 import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSink, RecordingSinks } from '../media-port.ts';
 import { NODE_LOST } from '../carrier.ts';
+import { CALL_FILE_FRAME_BYTES, CALL_FILE_HEADER_BYTES, CALL_FILE_RATE, readCallChannel } from './call-file.ts';
 import { transcribeSpans, type TranscribedSide } from './recording-transcript.ts';
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
@@ -25,9 +26,7 @@ export interface OtherNodes {
   send(trx: Trx, call: CallRow, command: CallCommand): Promise<void>;
 }
 
-const HEADER_BYTES = 44;
-const FILE_CHANNELS = 2;
-const RATE = 8000;
+const RATE = CALL_FILE_RATE;
 
 export interface LiveCallMedia extends LegAudio {
   /** The call's whole recording and a promise of it being complete up to `frame` (or the call's end). */
@@ -205,12 +204,7 @@ export class LiveMediaPort implements MediaPort {
     await untilWritten(source, last);
     const file = await open(source.path, 'r');
     try {
-      const bytes = Buffer.alloc((last - first) * FILE_CHANNELS * 2);
-      const { bytesRead } = await file.read(bytes, 0, bytes.length, HEADER_BYTES + first * FILE_CHANNELS * 2);
-      const frames = Math.floor(bytesRead / (FILE_CHANNELS * 2));
-      const far = new Int16Array(frames);
-      for (let i = 0; i < frames; i++) far[i] = bytes.readInt16LE(i * FILE_CHANNELS * 2);
-      return far;
+      return await readCallChannel(file, first, last - first, 0);
     } finally {
       await file.close();
     }
@@ -241,14 +235,14 @@ export class LiveMediaPort implements MediaPort {
       const file = await open(source.path, 'r');
       try {
         const outbound = call.direction !== 'inbound';
-        const chunk = Buffer.alloc(RATE * FILE_CHANNELS * 2);
+        const chunk = Buffer.alloc(RATE * CALL_FILE_FRAME_BYTES);
         for (const span of capture.spans) {
           let frame = Math.round(span.start * RATE);
           const end = Math.round((span.end ?? span.start) * RATE);
           while (frame < end) {
             const count = Math.min(RATE, end - frame);
-            const { bytesRead } = await file.read(chunk, 0, count * FILE_CHANNELS * 2, HEADER_BYTES + frame * FILE_CHANNELS * 2);
-            const frames = Math.floor(bytesRead / (FILE_CHANNELS * 2));
+            const { bytesRead } = await file.read(chunk, 0, count * CALL_FILE_FRAME_BYTES, CALL_FILE_HEADER_BYTES + frame * CALL_FILE_FRAME_BYTES);
+            const frames = Math.floor(bytesRead / CALL_FILE_FRAME_BYTES);
             if (frames === 0) break;
             await sink.write(toRecording(chunk, frames, capture.format.channels, outbound, capture.farOnly === true));
             frame += frames;
@@ -297,8 +291,8 @@ function toRecording(chunk: Buffer, frames: number, channels: 1 | 2, outbound: b
   const far = new Int16Array(frames);
   const near = new Int16Array(frames);
   for (let i = 0; i < frames; i++) {
-    far[i] = chunk.readInt16LE(i * 4);
-    near[i] = chunk.readInt16LE(i * 4 + 2);
+    far[i] = chunk.readInt16LE(i * CALL_FILE_FRAME_BYTES);
+    near[i] = chunk.readInt16LE(i * CALL_FILE_FRAME_BYTES + 2);
   }
   if (farOnly) return channels === 2 ? [far, new Int16Array(frames)] : [far];
   const [caller, callee] = outbound ? [near, far] : [far, near];

@@ -7,10 +7,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
 import type { Speaker, TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
+import { CALL_FILE_RATE, readCallChannel } from './call-file.ts';
 
-const RATE = 8000;
-const HEADER_BYTES = 44;
-const FILE_CHANNELS = 2;
 const WINDOW_SECONDS = 300;
 /** A pause this long between two words starts a new segment. */
 const SEGMENT_GAP_SECONDS = 1;
@@ -67,15 +65,9 @@ function segmentsOf(words: TranscriptWord[], side: TranscribedSide): TranscriptS
   return out;
 }
 
-async function readSide(file: FileHandle, from: number, to: number, channel: 0 | 1): Promise<Int16Array> {
-  const first = Math.round(from * RATE);
-  const frames = Math.max(0, Math.round(to * RATE) - first);
-  const bytes = Buffer.alloc(frames * FILE_CHANNELS * 2);
-  const { bytesRead } = await file.read(bytes, 0, bytes.length, HEADER_BYTES + first * FILE_CHANNELS * 2);
-  const got = Math.floor(bytesRead / (FILE_CHANNELS * 2));
-  const pcm = new Int16Array(got);
-  for (let i = 0; i < got; i++) pcm[i] = bytes.readInt16LE(i * FILE_CHANNELS * 2 + channel * 2);
-  return pcm;
+function readSide(file: FileHandle, from: number, to: number, channel: 0 | 1): Promise<Int16Array> {
+  const first = Math.round(from * CALL_FILE_RATE);
+  return readCallChannel(file, first, Math.round(to * CALL_FILE_RATE) - first, channel);
 }
 
 function hasVoice(pcm: Int16Array): boolean {

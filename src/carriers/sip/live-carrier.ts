@@ -26,7 +26,7 @@ import { trunkInvite, trunkUri } from './trunk-target.ts';
 import { fromTrunkNumber, toTrunkNumber } from './caller-id.ts';
 import { UserAgent, type IncomingInvite, type OutgoingInvite } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
-import { TrunkRegistrations, type RegistrationState } from './registration.ts';
+import { TrunkRegistrations } from './registration.ts';
 import { parseNameAddr, parseUri } from './headers.ts';
 import type { Dialog } from './dialog.ts';
 import { buildSdp, negotiate, parseSdp, type NegotiatedMedia } from './sdp.ts';
@@ -164,11 +164,6 @@ export class LiveSipCarrier implements VoiceCarrier {
     // Trunks whose carrier sends calls only to a registered contact: register now (in the background).
     this.registrations = new TrunkRegistrations(this.ua, this.settings.trunks, this.settings.publicHost, this.platform.log);
     this.registrations.start();
-  }
-
-  /** Where each `register:` trunk's registration stands (tests, diagnostics). */
-  registrationStates(): Record<string, RegistrationState> {
-    return this.registrations?.states() ?? {};
   }
 
   ownerOf(call: CallRow): { node: string; here: boolean } | null {

@@ -23,19 +23,14 @@ const REFRESH_MARGIN_SECONDS = 30;
 /** How long stop() waits for the registrar to confirm each removal. */
 const UNREGISTER_TIMEOUT_MS = 2000;
 
-export type RegistrationState =
-  | { state: 'registering' }
-  | { state: 'registered'; expiresSeconds: number }
-  | { state: 'failed'; status: number; reason: string; retryInSeconds: number }
-  | { state: 'stopped' };
-
 interface Entry {
   trunk: TrunkSettings & { register: NonNullable<TrunkSettings['register']>; username: string; password: string };
   dialog: RegistrationDialog;
   expires: number;
   timer: NodeJS.Timeout | undefined;
   retrySeconds: number;
-  status: RegistrationState;
+  /** The registrar holds our binding now (so stopping removes it). */
+  registered: boolean;
 }
 
 export interface RegistrationLog {
@@ -66,7 +61,7 @@ export class TrunkRegistrations {
         expires: trunk.register.expiresSeconds,
         timer: undefined,
         retrySeconds: RETRY_MIN_SECONDS,
-        status: { state: 'registering' },
+        registered: false,
       }];
     });
   }
@@ -76,19 +71,13 @@ export class TrunkRegistrations {
     for (const entry of this.entries) void this.renew(entry);
   }
 
-  /** Where each registering trunk stands (by trunk name). */
-  states(): Record<string, RegistrationState> {
-    return Object.fromEntries(this.entries.map((e) => [e.trunk.name, e.status]));
-  }
-
   /** Stops refreshing and removes each binding that is up, waiting a little for the registrars. */
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all(this.entries.map(async (entry) => {
       clearTimeout(entry.timer);
-      const wasRegistered = entry.status.state === 'registered';
-      entry.status = { state: 'stopped' };
-      if (!wasRegistered) return;
+      if (!entry.registered) return;
+      entry.registered = false;
       const removal = this.ua.register(entry.dialog, trunkPeer(entry.trunk), 0, credentialsOf(entry));
       await Promise.race([removal, new Promise((resolve) => setTimeout(resolve, UNREGISTER_TIMEOUT_MS).unref())]);
     }));
@@ -113,7 +102,7 @@ export class TrunkRegistrations {
     }
     if (response.status < 200 || response.status >= 300) return this.failed(entry, response.status, response.reason);
     const granted = grantedSeconds(response, entry.dialog.contactUser) ?? entry.expires;
-    entry.status = { state: 'registered', expiresSeconds: granted };
+    entry.registered = true;
     entry.retrySeconds = RETRY_MIN_SECONDS;
     this.log.info({ trunk: entry.trunk.name, registrar: entry.dialog.registrar, expires: granted }, 'sip: registered with the trunk\'s registrar');
     const refreshIn = Math.max(1, Math.min(granted / 2, granted - REFRESH_MARGIN_SECONDS));
@@ -123,7 +112,7 @@ export class TrunkRegistrations {
 
   private failed(entry: Entry, status: number, reason: string): void {
     const retryInSeconds = entry.retrySeconds;
-    entry.status = { state: 'failed', status, reason, retryInSeconds };
+    entry.registered = false;
     entry.retrySeconds = Math.min(RETRY_MAX_SECONDS, entry.retrySeconds * 2);
     this.log.warn({ trunk: entry.trunk.name, registrar: entry.dialog.registrar, status, reason, retry_in_seconds: retryInSeconds },
       'sip: registration with the trunk\'s registrar failed; calls for it will not reach us until it succeeds');

@@ -41,12 +41,13 @@ const PERSON_OR_DESK = `(?:${PERSON}|${DESK})`;
 
 const TRANSFER_PATTERNS: RegExp[] = [
   // "talk to Carmen", "speak with whoever handles parties": anyone but "you" (that is a goodbye).
-  /\b(?:speak|talk|chat)(?:ing)? (?:to|with) (?!you\b|ya\b)\w/,
-  new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send|pass|forward) me (?:to |through to |over to |with )?${PERSON_OR_DESK}(?:$| please| now| on the| right| who|,)`),
+  // "Is there a doctor who can talk with her?" asks about the staff, for someone else.
+  /(?<!\bwho (?:can|could|would|will) )\b(?:speak|talk|chat)(?:ing)? (?:to|with) (?!you\b|ya\b)\w/,
+  new RegExp(`\\b(?:get|give|put|connect|transfer|patch|send|pass|forward) me (?:to |through to |over to |with )?${PERSON_OR_DESK}(?: real| else)?(?:$| please| now| on the| right| who|,| this| i )`),
   new RegExp(`\\b(?:get|have|put) ${PERSON_OR_DESK}(?: from ${DESK})? on the (?:line|phone)\\b`),
   new RegExp(`\\b(?:i want|i need|i'd like|id like|can i get|can i have|could i get|let me have|i wanna) (?:to (?:reach|get) )?${PERSON}(?:$| please| now| on the (?:phone|line)| to (?:talk|speak|help)| i can)`),
   // "is there someone there I can talk to": but "is there someone who speaks Spanish?" asks about the staff.
-  new RegExp(`\\b(?:is there|are there|isn't there) ${PERSON} (?:there\\b(?! who)|i (?:can|could) (?:talk|speak|ask)|to (?:talk|speak)|who (?:i (?:can|could) |can |could )(?:talk|speak|help)|available|around|in\\b)`),
+  new RegExp(`\\b(?:is there|are there|isn't there) ${PERSON} (?:there\\b(?! who)|i (?:can|could) (?:talk|speak|ask)|to (?:talk|speak)|who (?:i (?:can|could) (?:talk|speak)|(?:can|could) (?:talk|speak|help)(?: (?:to|with) me| me)?(?:$| please| now| real quick))|available|around|in\\b)`),
   // "can you put me on with Paula", "hand me off to someone", "hook me up with someone".
   /\b(?:put me on with|hand me (?:off |over )?to|hook me up with|get me over to|get me through to|send me over to) \w/,
   // "can I get Marisol on the phone": anyone named, put on the line.
@@ -62,8 +63,11 @@ const TRANSFER_PATTERNS: RegExp[] = [
   // "is the owner there?", "I'd like a word", "put Stan on please".
   new RegExp(`^(?:(?:hi|hey|um|uh|so|yeah|and) )*is ${PERSON} (?:around|in|there|available|free)(?: today| right now| now| at the moment)?(?:$| i )`),
   /\b(?:i'd like|id like|can i have|could i have) a (?:quick )?word\b(?! doc)/,
-  /\bput (?:\w+ ){1,2}on(?: the (?:line|phone))?(?: please| for me)?$/,
+  // "put Stan on please", but not "would you put them on for me?" (brake pads) nor "put it on".
+  /\bput (?!(?:it|them|those|these|that|this|one|my|a|an|the|some|new)\b)(?:\w+ ){1,2}on(?: the (?:line|phone))?(?: please| for me)?$/,
   /\b(?:transfer|connect|forward) me\b/,
+  // "could I get transferred to whoever does the estimates".
+  /\b(?:get|be) (?:transferred|connected|put through)\b/,
   /\b(?:put|patch) me (?:through|over)\b/,
   /\b(?:operator|representative|customer service|customer support)\b/,
   /\b(?:real|live|actual) (?:person|human|people)\b/,
@@ -75,8 +79,23 @@ const TRANSFER_PATTERNS: RegExp[] = [
 const NEGATED_TRANSFER =
   /\b(?:don't|dont|do not|no need to|not|never) (?:want to |need to |wanna |have to )?(?:speak|talk|chat|be transferred|transfer)\b|\b(?:who|how|where) (?:do|should|can|could|would) i (?:speak|talk|chat)\b|\bdo i (?:need|have) to (?:speak|talk)\b|\b(?:how|where) (?:do|can|could|would) i (?:get a hold|get ahold|get hold|get through)\b/;
 
-// "is Stan around?", "is Dr. Ruiz in today?": someone named, asked for by name (case matters: a name is capitalised).
-const NAMED_PERSON_THERE = /\b(?:is|are) (?:(?:Dr|Mr|Mrs|Ms)\.? )?(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|There|It|That|This|He|She)\b)[A-Z][a-z]+ (?:around|in|there|available|free)(?: today| right now| now| at the moment)?\s*(?:[?.!,]|$)/;
+// Someone named, asked for by name (case matters: a name is capitalised): "is Stan around?",
+// "is Dr. Ruiz in today?", "is Renée available to talk?", "is Marcus working today?", "could you
+// put Priya on?". After a question word the line asks about them instead: "what days is Dr. Ibarra in?".
+const TITLE = '(?:(?:Dr|Mr|Mrs|Ms)\\.? )?';
+const NOT_A_NAME = '(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December|There|It|That|This|He|She)\\b)';
+const NAMED_PERSON_REQUESTS = [
+  new RegExp(`\\b(?:is|are) ${TITLE}${NOT_A_NAME}\\p{Lu}\\p{Ll}+ (?:around|in|there|available|free|working)(?: to (?:talk|chat|speak))?(?: today| right now| now| at the moment)?\\s*(?:[?.!,]|$)`, 'u'),
+  new RegExp(`\\bput ${TITLE}${NOT_A_NAME}\\p{Lu}\\p{Ll}+ on\\b(?! the (?!line|phone))`, 'u'),
+];
+const QUESTION_WORD_BEFORE = /\b(?:what|which|when|how|where|why|who)\b[^.?!,]*$/i;
+
+function asksForNamedPerson(utterance: string): boolean {
+  return NAMED_PERSON_REQUESTS.some((pattern) => {
+    const match = pattern.exec(utterance);
+    return match !== null && !QUESTION_WORD_BEFORE.test(utterance.slice(0, match.index));
+  });
+}
 
 const MESSAGE_PATTERNS: RegExp[] = [
   /\bleave (?:a |an |my )?(?:message|msg|voicemail|voice mail|note)\b/,
@@ -107,15 +126,21 @@ const QUESTION_LINE = /^(?:(?:ok|okay|so|and|hey|um|uh|oh|well|also|alright|grea
 
 export function isGoodbye(utterance: string): boolean {
   const text = normalizeUtterance(utterance);
-  if (FAREWELL_AT_END.test(text)) return true;
-  if (/\?\s*$/.test(utterance.trim()) || QUESTION_LINE.test(text)) return false;
+  const asks = /\?\s*$/.test(utterance.trim());
+  // "... should I come see you tomorrow?" ends like a farewell, but its last clause asks something.
+  if (FAREWELL_AT_END.test(text) && !(asks && QUESTION_LINE.test(lastClause(utterance)))) return true;
+  if (asks || QUESTION_LINE.test(text)) return false;
   return END_PATTERNS.some((p) => p.test(text));
+}
+
+function lastClause(utterance: string): string {
+  return normalizeUtterance(utterance.split(/[,.;!]/).pop() ?? utterance);
 }
 
 /** Asks for a person (and does not say the opposite). */
 export function isPersonRequest(utterance: string): boolean {
   const text = normalizeUtterance(utterance);
-  return !NEGATED_TRANSFER.test(text) && (TRANSFER_PATTERNS.some((p) => p.test(text)) || NAMED_PERSON_THERE.test(utterance));
+  return !NEGATED_TRANSFER.test(text) && (TRANSFER_PATTERNS.some((p) => p.test(text)) || asksForNamedPerson(utterance));
 }
 
 // Small talk is recognised only when the whole utterance is small talk, so

@@ -7,12 +7,14 @@
 //     halves stayed outside the repository until tuning ended, dev and test halves;
 //  4. the fourth held-out businesses (test/fixtures/ai/heldout-4), written blind and kept out
 //     of the repository until the engine was frozen, both halves and together;
-//  5. per-turn latency on a 50-document knowledge base;
-//  6. the original dental fixture (test/fixtures/ai).
+//  5. the fifth held-out businesses (test/fixtures/ai/heldout-5), written blind after the fourth
+//     had been scored and tuned on, both halves and together;
+//  6. per-turn latency on a 50-document knowledge base;
+//  7. the original dental fixture (test/fixtures/ai).
 // Run: npm run eval:ai. `--verbose` lists the first set's dev-half misses, one per line;
 // `--dev` scores the first set's dev half only (tuning runs) and leaves the sealed set out;
-// `--tune` scores all the development data together (both halves of the first three sets) and,
-// with --verbose, lists their misses. The fourth set is never printed line by line and never
+// `--tune` scores all the development data together (both halves of the first four sets) and,
+// with --verbose, lists their misses. The fifth set is never printed line by line and never
 // scored under --dev or --tune.
 import { DefaultEngine } from '../src/modules/ai/engine/default-engine.ts';
 import { buildIndex, evaluateFixture, loadFixture } from '../src/modules/ai/engine/evaluate.ts';
@@ -21,6 +23,7 @@ import {
   knowledgeLines,
   loadHeldout,
   percentile,
+  FIFTH_DIR,
   FOURTH_DIR,
   SEALED_DIR,
   THIRD_DIR,
@@ -72,11 +75,12 @@ const dev = await heldout('dev');
 const firstTest = devOnly ? [] : await heldout('test');
 const tuning: HeldoutOutcome[] = [...dev, ...firstTest];
 if (tune) {
-  // Since the fourth set (written blind, kept out of the repository while tuning) exists, the
-  // earlier sets' test halves, each scored once as an honest figure, are development data too.
+  // Every set before the newest blind one has been scored as an honest figure at least once, so
+  // both its halves are development data now; the fifth set is not.
   for (const split of ['dev', 'test'] as const) {
     tuning.push(...(await heldout(split, SEALED_DIR, 'Sealed held-out businesses (test/fixtures/ai/heldout-sealed)')));
     tuning.push(...(await heldout(split, THIRD_DIR, 'Third held-out set (test/fixtures/ai/heldout-3)')));
+    tuning.push(...(await heldout(split, FOURTH_DIR, 'Fourth held-out set (test/fixtures/ai/heldout-4)')));
   }
   console.log(row('all dev data', tally(tuning)));
   console.log('');
@@ -90,10 +94,14 @@ if (!devOnly && !tune) {
   const third = 'Third held-out set (test/fixtures/ai/heldout-3)';
   await heldout('dev', THIRD_DIR, third);
   await heldout('test', THIRD_DIR, third);
-  // Never tuned on, both halves: the honest figure (scores only).
   const fourth = 'Fourth held-out set (test/fixtures/ai/heldout-4)';
   const fourthAll = [...(await heldout('dev', FOURTH_DIR, fourth)), ...(await heldout('test', FOURTH_DIR, fourth))];
   console.log(row('fourth set, both halves', tally(fourthAll)));
+  console.log('');
+  // Never tuned on, both halves: the honest figure (scores only).
+  const fifth = 'Fifth held-out set (test/fixtures/ai/heldout-5)';
+  const fifthAll = [...(await heldout('dev', FIFTH_DIR, fifth)), ...(await heldout('test', FIFTH_DIR, fifth))];
+  console.log(row('fifth set, both halves', tally(fifthAll)));
   console.log('');
 }
 

@@ -1,14 +1,15 @@
-// The blind held-out sets (test/fixtures/ai/heldout-sealed, heldout-3 and heldout-4) are data only:
+// The blind held-out sets (test/fixtures/ai/heldout-sealed, heldout-3, heldout-4, heldout-5) are data only:
 // this checks that each loads and keeps the shape its README promises, without running the
 // engine (their scores are a report of npm run eval:ai, not a gate, so nobody tunes against them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FOURTH_DIR, kindOf, loadHeldout, SEALED_DIR, THIRD_DIR, type HeldoutBusiness } from '../../src/modules/ai/engine/evaluate-heldout.ts';
+import { FIFTH_DIR, FOURTH_DIR, kindOf, loadHeldout, SEALED_DIR, THIRD_DIR, type HeldoutBusiness } from '../../src/modules/ai/engine/evaluate-heldout.ts';
 
 const SETS = [
   { name: 'sealed set', dir: SEALED_DIR, slugs: ['auto-repair', 'inn', 'salon', 'tax-office'] },
   { name: 'third set', dir: THIRD_DIR, slugs: ['driving-school', 'movers', 'music-school', 'self-storage'] },
   { name: 'fourth set', dir: FOURTH_DIR, slugs: ['bike-shop', 'hvac', 'optometrist', 'preschool'] },
+  { name: 'fifth set', dir: FIFTH_DIR, slugs: ['bakery', 'campground', 'dry-cleaner', 'pest-control'] },
 ];
 
 /** The documents' words as a caller would hear them read: tags and entities gone, case and spacing ignored. */

@@ -17,6 +17,8 @@ export const SEALED_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/he
 export const THIRD_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-3/', import.meta.url));
 /** The fourth held-out set, written blind and kept outside the repository until it was scored once (see its README). */
 export const FOURTH_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-4/', import.meta.url));
+/** The fifth held-out set, written blind after the fourth was scored, and scored once (see its README). */
+export const FIFTH_DIR = fileURLToPath(new URL('../../../../test/fixtures/ai/heldout-5/', import.meta.url));
 
 export type HeldoutSplit = 'dev' | 'test';
 

@@ -1,10 +1,14 @@
 // Registering with a carrier's registrar (`register:` on a trunk), against Kamailio as the
 // registrar (registrar and usrloc modules, a digest challenge on REGISTER): the server binds its
 // contact at start, a call the carrier's network places to the registered user reaches us
-// through the registrar and runs as an inbound call to the number in To, `carriers check`
+// through the registrar and runs as an inbound call to the number in To (admitted because it
+// comes from the registrar: the trunk lists no inbound_sources), while the same INVITE from
+// anywhere else is refused; `carriers check`
 // says whether each trunk's credentials register, and stopping the server removes the binding.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freeUdpPort, peerAvailable, runSipp } from '../helpers/sipp.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { SAVED_LOG, startRegistrar } from '../helpers/kamailio-registrar.ts';
@@ -30,7 +34,7 @@ before(async () => {
   lv = await startLiveVoice({
     rtp: [43000, 43498],
     trunks: [
-      `{ name: carrier, host: ${REGISTRAR_HOST}, port: ${registrarPort}, username: ${USER}, password: "env:TEST_REGISTER_PASSWORD", register: { expires: 120 }, inbound_sources: [${REGISTRAR_HOST}/32] }`,
+      `{ name: carrier, host: ${REGISTRAR_HOST}, port: ${registrarPort}, username: ${USER}, password: "env:TEST_REGISTER_PASSWORD", register: { expires: 120 } }`,
       `{ name: mistyped, host: ${REGISTRAR_HOST}, port: ${registrarPort}, username: ${USER}, password: "env:TEST_REGISTER_WRONG_PASSWORD", register: { expires: 120 } }`,
     ],
     numbers: { [NUMBER]: 'carrier' },
@@ -79,6 +83,18 @@ describe('registering with a carrier\'s registrar (Kamailio)', { skip: !hasPeers
     // The registrar relayed SIPp's INVITE to our contact and its ACK, then our BYE by its
     // Record-Route (the mistyped trunk's REGISTER retries come in between).
     assert.deepEqual(relayedRequests(registrar!.log(), mark).map((r) => r.method).filter((m) => m !== 'REGISTER'), ['INVITE', 'ACK', 'BYE']);
+  });
+
+  test('the same call sent straight to us, not through the registrar, is refused with 403 (no trunk lists its source or takes passwords)', async () => {
+    await waitFor('a registration', () => saved().find((b) => b.contact.includes(`@127.0.0.1:${lv!.sipPort}`)));
+    const before = (await lv!.live().get(`/v1/calls?to=${encodeURIComponent(NUMBER)}`)).body.data.length;
+    const sipp = await runSipp({ scenario: 'uac-refused.xml', remote: `127.0.0.1:${lv!.sipPort}`, args: ['-s', USER] });
+    const result = await sipp.done;
+    assert.equal(result.code, 0, result.errors);
+    const file = join(sipp.dir, 'final-response.txt');
+    for (let i = 0; i < 40 && !existsSync(file); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(readFileSync(file, 'utf8').trim(), '403');
+    assert.equal((await lv!.live().get(`/v1/calls?to=${encodeURIComponent(NUMBER)}`)).body.data.length, before, 'no call was created');
   });
 
   test('carriers check: the trunk\'s credentials register; the mistyped password is refused with the registrar\'s answer', async () => {

@@ -44,7 +44,7 @@ export const SipTrunkConfig = Type.Object({
     expires: Type.Integer({ minimum: 60, maximum: 86400, default: 3600, description: 'Seconds asked for; refreshed at half what the registrar grants.' }),
   }, {
     additionalProperties: false,
-    description: 'REGISTER with the trunk (username and password) so it sends calls to us: for carriers that deliver only to a registered contact. Inbound calls are still admitted by inbound_sources.',
+    description: 'REGISTER with the trunk (username and password) so it sends calls to us: for carriers that deliver only to a registered contact. While the binding is up, INVITEs from the addresses the registrar host resolves to are admitted as calls on this trunk; list other signalling addresses of the carrier in inbound_sources.',
   })),
 }, { additionalProperties: false });
 export type SipTrunkConfig = Static<typeof SipTrunkConfig>;

@@ -1,6 +1,7 @@
 // Who may start an inbound call: an INVITE is admitted when it comes from one of a trunk's
-// `inbound_sources` (CIDRs, IPv4 or IPv6), or when it answers our digest challenge with a
-// trunk's `inbound_auth` credentials. Anything else is refused before any database work:
+// `inbound_sources` (CIDRs, IPv4 or IPv6), from the registrar a trunk holds a binding with
+// (`register:`), or when it answers our digest challenge with a trunk's `inbound_auth`
+// credentials. Anything else is refused before any database work:
 // 403 when no trunk could ever admit it, 401 with a challenge when a trunk takes passwords.
 // Nonces are stateless (a timestamp signed with a per-process key), so a flood of INVITEs
 // costs no memory, and a nonce older than NONCE_TTL_MS is answered with a fresh, stale one.
@@ -13,7 +14,7 @@ const NONCE_TTL_MS = 5 * 60_000;
 export const INBOUND_REALM = 'switchboard';
 
 export type Admission =
-  | { kind: 'admitted'; trunk: TrunkSettings; by: 'source' | 'digest' }
+  | { kind: 'admitted'; trunk: TrunkSettings; by: 'source' | 'registrar' | 'digest' }
   | { kind: 'challenge'; header: string }
   | { kind: 'forbidden'; reason: string };
 
@@ -21,7 +22,11 @@ export class InboundAdmission {
   private readonly sources: { trunk: TrunkSettings; list: BlockList }[];
   private readonly key = randomBytes(32);
 
-  constructor(private readonly trunks: readonly TrunkSettings[]) {
+  /** `registeredAt(address)`: the trunk registered with a registrar at that address, if any (see registration.ts). */
+  constructor(
+    private readonly trunks: readonly TrunkSettings[],
+    private readonly registeredAt: (address: string) => TrunkSettings | undefined = () => undefined,
+  ) {
     this.sources = trunks.filter((t) => t.inboundSources.length > 0).map((trunk) => ({ trunk, list: blockListOf(trunk.inboundSources) }));
   }
 
@@ -29,6 +34,8 @@ export class InboundAdmission {
     const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
     const bySource = this.sources.find((s) => s.list.check(address, family));
     if (bySource) return { kind: 'admitted', trunk: bySource.trunk, by: 'source' };
+    const byRegistration = this.registeredAt(address);
+    if (byRegistration) return { kind: 'admitted', trunk: byRegistration, by: 'registrar' };
     const withPasswords = this.trunks.filter((t) => t.inboundAuth);
     if (withPasswords.length === 0) return { kind: 'forbidden', reason: `source ${address} is not in any trunk's inbound_sources` };
     const authorization = request.headers.get('authorization');

@@ -97,7 +97,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   constructor(private readonly platform: Platform, readonly settings: SipSettings) {
     this.commands = new NodeCommands(platform, this.nodeId);
     this.mediaDir = join(platform.config.dataDir, 'live-media');
-    this.admission = new InboundAdmission(settings.trunks);
+    this.admission = new InboundAdmission(settings.trunks, (address) => this.registrations?.trunkAt(address));
     this.speech = speechServices(platform.carriers.sections.speech as SpeechSectionConfig | undefined, (err, detail) => platform.log.warn({ err }, detail));
     this.media = new LiveMediaPort({
       elapsed: (callId) => {

@@ -7,8 +7,12 @@
 // the registrar granted, retried with backoff when refused or unanswered (5 s doubling to
 // 5 min), and removed (Expires: 0) when the server stops. A 423 Interval Too Brief is
 // answered with the Min-Expires it names. Calls the registrar then sends us arrive as ordinary
-// inbound INVITEs (admitted by the trunk's inbound_sources; their Request-URI user is the
-// user name, so the called number is read from To).
+// inbound INVITEs, admitted while the binding is up when they come from an address the
+// registrar's host resolved to (or from the trunk's inbound_sources, for carriers whose calls
+// come from other machines); their Request-URI user is the user name, so the called number is
+// read from To.
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { formatUri, parseNameAddr } from './headers.ts';
 import { newCallId, newTag } from './dialog.ts';
 import type { SipResponse } from './message.ts';
@@ -31,6 +35,8 @@ interface Entry {
   retrySeconds: number;
   /** The registrar holds our binding now (so stopping removes it). */
   registered: boolean;
+  /** The addresses the registrar's host resolved to when the binding last succeeded. */
+  addresses: string[];
 }
 
 export interface RegistrationLog {
@@ -62,6 +68,7 @@ export class TrunkRegistrations {
         timer: undefined,
         retrySeconds: RETRY_MIN_SECONDS,
         registered: false,
+        addresses: [],
       }];
     });
   }
@@ -69,6 +76,11 @@ export class TrunkRegistrations {
   /** Registers every `register:` trunk (in the background: a registrar that does not answer delays nothing). */
   start(): void {
     for (const entry of this.entries) void this.renew(entry);
+  }
+
+  /** The registering trunk whose binding is up and whose registrar is at `address`: its calls come from there. */
+  trunkAt(address: string): TrunkSettings | undefined {
+    return this.entries.find((e) => e.registered && e.addresses.includes(address))?.trunk;
   }
 
   /** Stops refreshing and removes each binding that is up, waiting a little for the registrars. */
@@ -102,6 +114,8 @@ export class TrunkRegistrations {
     }
     if (response.status < 200 || response.status >= 300) return this.failed(entry, response.status, response.reason);
     const granted = grantedSeconds(response, entry.dialog.contactUser) ?? entry.expires;
+    entry.addresses = await addressesOf(entry.trunk.host);
+    if (this.stopped) return;
     entry.registered = true;
     entry.retrySeconds = RETRY_MIN_SECONDS;
     this.log.info({ trunk: entry.trunk.name, registrar: entry.dialog.registrar, expires: granted }, 'sip: registered with the trunk\'s registrar');
@@ -118,6 +132,16 @@ export class TrunkRegistrations {
       'sip: registration with the trunk\'s registrar failed; calls for it will not reach us until it succeeds');
     entry.timer = setTimeout(() => void this.renew(entry), retryInSeconds * 1000);
     entry.timer.unref();
+  }
+}
+
+/** Every address `host` resolves to now (itself when it is one); none when it does not resolve. */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  try {
+    return (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    return [];
   }
 }
 

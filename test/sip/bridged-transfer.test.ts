@@ -1,7 +1,8 @@
 // Bridged transfers and a flow's dial on live calls, with SIPp as the trunk taking both
 // legs: we call the target ourselves and relay RTP between the legs through the media
 // engine. What proves the relay: the call's recording (our side, channel 0) carries the
-// target's audio once bridged, which only the relay can put there.
+// target's audio once bridged, which only the relay can put there. Early media (a 183 with
+// SDP) is relayed the same way before any answer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sippAudio } from '../helpers/pcap.ts';
@@ -15,6 +16,8 @@ const FROM = '+14155550142';
 const TO = '+14155550199';
 const TARGET = '+14155550100';
 const BUSY_TARGET = '+14155550111';
+/** Plays an announcement as early media (183 with SDP), then is busy: see uas-bridge-early.xml. */
+const ANNOUNCING_BUSY_TARGET = '+14155550122';
 
 let lv: LiveVoice;
 let trunkPort: number;
@@ -97,6 +100,24 @@ describe('a flow\'s dial on a live call (a bridged second leg)', { skip: !hasSip
     const flow = await live().get(`/v1/calls/${callId}/flow`);
     assert.deepEqual(flow.body.log.map((entry: { verb: string }) => entry.verb), ['dial', 'pause']);
     await sippOk(sipp);
+  });
+
+  test('a target that plays early media, then is busy: the caller hears the announcement; the outcome is busy', async (ctx) => {
+    const sipp = await runSipp({ scenario: 'uas-bridge-early.xml', port: trunkPort, args: ['-m', '2'] });
+    const placed = await live().post('/v1/calls', { from: FROM, to: TO, record: true, flow: [{ dial: { to: ANNOUNCING_BUSY_TARGET, timeout: 20 } }] });
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    const callId = placed.body.id as string;
+    const ofDial = (e: { type: string; data: { object: { call_id?: string } } }) => e.type === 'call.dial.completed' && e.data.object.call_id === callId;
+    const dialed = (await lv.receiver.waitFor((evs) => evs.some(ofDial), 30_000)).find(ofDial)!;
+    assert.equal(dialed.data.object.outcome, 'busy');
+    assert.equal(dialed.data.object.talk_seconds, 0, 'early media is not talk time');
+    await lv.receiver.waitForEvent('call.completed', callId, 20_000);
+    await sippOk(sipp);
+    // Channel 0 is what we sent the caller: the announcement, relayed before any answer.
+    const wav = await lv.recordingOf(callId);
+    const relayed = matchAudio(sippAudio(), wav.samples[0]!, 40_000);
+    ctx.diagnostic(`the early announcement in what the caller heard: correlation ${relayed.correlation.toFixed(4)} at lag ${relayed.lag}`);
+    assert.ok(relayed.correlation > 0.95, `early media vs SIPp's capture: correlation ${relayed.correlation}`);
   });
 
   test('answered target: bridged until we hang up; its audio reaches the caller', async (ctx) => {

@@ -3,6 +3,12 @@
 // answered the carrier bridges it to the first leg (the engine relays and transcodes
 // frame by frame). It has no call row of its own: its outcome belongs to the call it
 // serves (a transfer outcome, or the bridge op's result).
+//
+// Early media (RFC 3960): a 180 or 183 with an SDP answer means the far end streams audio
+// before answering (ringback, or an announcement such as "the number you have called is
+// not in service" followed by a failure). The leg's media is connected to that answer at
+// once and `onEarlyMedia` lets the caller bridge it, so the first leg hears it and its
+// recording holds it, whether the leg is then answered or fails.
 import type { MediaEngine } from '../rtp/engine.ts';
 import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
@@ -57,6 +63,8 @@ export interface SecondLegRequest {
   ringTimeoutSeconds: number;
   /** Resolves when the caller gave up meanwhile (the first leg hung up): we CANCEL. */
   abandoned?: Promise<unknown>;
+  /** Called once when the far end starts early media (the leg's media is connected by then). */
+  onEarlyMedia?: () => Promise<void>;
 }
 
 /** Places the leg; resolves once it is answered (media connected) or has failed. */
@@ -72,8 +80,15 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
     ua.cancel(invite);
   }, request.ringTimeoutSeconds * 1000);
   void request.abandoned?.then(() => ua.cancel(invite));
+  let earlyMedia: Promise<void> | undefined;
+  invite.on('provisional', (response) => {
+    if (earlyMedia || response.status < 180 || response.body.trim() === '') return;
+    earlyMedia = connectEarlyMedia(engine, request, response.body);
+  });
   const outcome = await invite.outcome;
   clearTimeout(ringTimer);
+  // The early media's setup finishes before the leg is answered or closed.
+  await earlyMedia;
   if (outcome.kind === 'failed') {
     await engine.close(request.id).catch(() => undefined);
     const { status } = outcome.response;
@@ -90,4 +105,14 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
     return { kind: 'failed', outcome: 'failed', sipStatus: 488 };
   }
   return { kind: 'answered', leg: new SecondLeg(request.id, outcome.dialog, engine) };
+}
+
+async function connectEarlyMedia(engine: MediaEngine, request: SecondLegRequest, sdp: string): Promise<void> {
+  try {
+    await engine.setRemote(request.id, negotiate(parseSdp(sdp), request.trunk.codecs));
+  } catch {
+    // Early media we cannot speak with: the caller hears nothing until an answer, as before.
+    return;
+  }
+  await request.onEarlyMedia?.().catch(() => undefined);
 }

@@ -52,3 +52,21 @@ export function matchAudio(reference: Int16Array, recorded: Int16Array, maxLag =
 
 /** Peaks of the window's match that are scored whole (bounds the cost on long references). */
 const MAX_CANDIDATES = 24;
+
+/** Share of the signal's energy in `from`..`from + length` that lies at `frequency` (Goertzel; 0..1 for a pure tone at it). */
+export function toneShare(samples: Int16Array, frequency: number, from: number, length: number, sampleRate = 8000): number {
+  const coefficient = 2 * Math.cos((2 * Math.PI * frequency) / sampleRate);
+  let previous = 0;
+  let beforePrevious = 0;
+  let energy = 0;
+  for (let i = from; i < from + length; i++) {
+    const x = samples[i] ?? 0;
+    const current = x + coefficient * previous - beforePrevious;
+    beforePrevious = previous;
+    previous = current;
+    energy += x * x;
+  }
+  const power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious;
+  // A sine of amplitude A over N samples has Goertzel power (A N / 2)^2 and energy A^2 N / 2.
+  return energy === 0 ? 0 : (2 * power) / (length * energy);
+}

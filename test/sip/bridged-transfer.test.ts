@@ -2,14 +2,15 @@
 // legs: we call the target ourselves and relay RTP between the legs through the media
 // engine. What proves the relay: the call's recording (our side, channel 0) carries the
 // target's audio once bridged, which only the relay can put there. Early media (a 183 with
-// SDP) is relayed the same way before any answer.
+// SDP) is relayed the same way before any answer; a 180 without SDP gives the caller our
+// ringback tone (440 + 480 Hz) until then.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sippAudio } from '../helpers/pcap.ts';
 import { typesOf, waitForTypes } from '../voice/voice-helpers.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
-import { matchAudio } from '../helpers/audio-match.ts';
+import { matchAudio, toneShare } from '../helpers/audio-match.ts';
 
 const hasSipp = peerAvailable('sipp');
 const FROM = '+14155550142';
@@ -102,7 +103,7 @@ describe('a flow\'s dial on a live call (a bridged second leg)', { skip: !hasSip
     await sippOk(sipp);
   });
 
-  test('a target that plays early media, then is busy: the caller hears the announcement; the outcome is busy', async (ctx) => {
+  test('a target that rings, plays early media, then is busy: the caller hears ringback, then the announcement; the outcome is busy', async (ctx) => {
     const sipp = await runSipp({ scenario: 'uas-bridge-early.xml', port: trunkPort, args: ['-m', '2'] });
     const placed = await live().post('/v1/calls', { from: FROM, to: TO, record: true, flow: [{ dial: { to: ANNOUNCING_BUSY_TARGET, timeout: 20 } }] });
     assert.equal(placed.status, 200, JSON.stringify(placed.body));
@@ -118,6 +119,13 @@ describe('a flow\'s dial on a live call (a bridged second leg)', { skip: !hasSip
     const relayed = matchAudio(sippAudio(), wav.samples[0]!, 40_000);
     ctx.diagnostic(`the early announcement in what the caller heard: correlation ${relayed.correlation.toFixed(4)} at lag ${relayed.lag}`);
     assert.ok(relayed.correlation > 0.95, `early media vs SIPp's capture: correlation ${relayed.correlation}`);
+    // Before it, while the target rang (180 without SDP, 2.5 s), our ringback: the recording
+    // starts at the caller's answer and the dial right after it.
+    const [from, length] = [4000, 10_000];
+    const ring = toneShare(wav.samples[0]!, 440, from, length) + toneShare(wav.samples[0]!, 480, from, length);
+    const other = toneShare(wav.samples[0]!, 1000, from, length);
+    ctx.diagnostic(`ringback while the target rang: ${ring.toFixed(3)} of the energy at 440 + 480 Hz, ${other.toFixed(3)} at 1 kHz`);
+    assert.ok(ring > 0.8 && other < 0.05, `ringback: ${ring} at 440 + 480 Hz, ${other} at 1 kHz`);
   });
 
   test('answered target: bridged until we hang up; its audio reaches the caller', async (ctx) => {

@@ -88,6 +88,11 @@ export class MediaEngine {
     await this.request({ op: 'bridge', id, peer });
   }
 
+  /** Starts or stops the ringback tone on a leg whose second leg is ringing (see ringback.ts). */
+  async ringback(id: string, on: boolean): Promise<void> {
+    await this.request({ op: 'ringback', id, on });
+  }
+
   async close(id: string): Promise<SessionStats | undefined> {
     const worker = this.placement.get(id);
     if (!worker) return undefined;

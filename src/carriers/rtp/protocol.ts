@@ -33,6 +33,7 @@ export type MediaCommand =
   | { op: 'record'; id: string; path: string }
   | { op: 'stop_recording'; id: string }
   | { op: 'bridge'; id: string; peer: string | null }
+  | { op: 'ringback'; id: string; on: boolean }
   | { op: 'close'; id: string }
   /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
   | { op: 'stats'; reset?: boolean };

@@ -1,6 +1,6 @@
 // One call leg's media: a UDP socket, what arrives on it (audio into a jitter buffer, DTMF
 // into a detector), what goes out every 20 ms (a prompt being played, the bridged leg's
-// audio, DTMF, or silence), and the call's recording. Runs inside the media worker and
+// audio, DTMF, ringback while a second leg rings, or silence), and the call's recording. Runs inside the media worker and
 // is driven by its ticker once per 20 ms, taking in before sending. A bridge relays the
 // frame its peer took in last: from the same step when both legs share a phase of the
 // ticker, else from up to one period earlier; either way each frame exactly once, as
@@ -12,6 +12,7 @@ import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
 import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
 import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from './wav-stream.ts';
+import { RINGBACK_CYCLE } from './ringback.ts';
 import type { MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
 
 export const FRAME_SAMPLES = 160;
@@ -42,6 +43,8 @@ export class RtpSession {
   private dtmfGapTicks = 0;
   private recorder: WavStreamWriter | undefined;
   private peer: RtpSession | undefined;
+  /** Where in the ringback cadence this leg is while it rings out, else null. */
+  private ringbackAt: number | null = null;
   private readonly ssrc = (Math.random() * 0x100000000) >>> 0;
   private sequence = (Math.random() * 0x10000) | 0;
   private timestamp = (Math.random() * 0x100000000) >>> 0;
@@ -91,6 +94,11 @@ export class RtpSession {
 
   bridge(peer: RtpSession | undefined): void {
     this.peer = peer;
+  }
+
+  /** Ringback while a second leg rings: heard only when nothing is played and no bridged leg sends early media. */
+  ringback(on: boolean): void {
+    this.ringbackAt = on ? (this.ringbackAt ?? 0) : null;
   }
 
   /** Drops the bridge to a leg that is closing. */
@@ -150,6 +158,9 @@ export class RtpSession {
       }
     } else if (this.peer) {
       out.set(this.peer.pcmIn);
+    } else if (this.ringbackAt !== null) {
+      out.set(RINGBACK_CYCLE.subarray(this.ringbackAt, this.ringbackAt + FRAME_SAMPLES));
+      this.ringbackAt = (this.ringbackAt + FRAME_SAMPLES) % RINGBACK_CYCLE.length;
     }
     if (this.remote) {
       this.send({ payload: encodeG711(this.remote.codec, out, this.encoded), marker: false, payloadType: this.remote.payloadType });

@@ -90,6 +90,9 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       b?.bridge(a);
       return {};
     }
+    case 'ringback':
+      session(command.id).ringback(command.on);
+      return {};
     case 'close': {
       const leg = sessions.get(command.id);
       if (!leg) return {};

@@ -8,7 +8,9 @@
 // before answering (ringback, or an announcement such as "the number you have called is
 // not in service" followed by a failure). The leg's media is connected to that answer at
 // once and `onEarlyMedia` lets the caller bridge it, so the first leg hears it and its
-// recording holds it, whether the leg is then answered or fails.
+// recording holds it, whether the leg is then answered or fails. A 180 or 183 without SDP
+// starts our own ringback tone on the first leg instead (RFC 3960's local ringback), until
+// the leg is answered or fails; early media, once bridged, is heard over it.
 import type { MediaEngine } from '../rtp/engine.ts';
 import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
@@ -81,14 +83,17 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
   }, request.ringTimeoutSeconds * 1000);
   void request.abandoned?.then(() => ua.cancel(invite));
   let earlyMedia: Promise<void> | undefined;
+  let ringback: Promise<void> | undefined;
   invite.on('provisional', (response) => {
-    if (earlyMedia || response.status < 180 || response.body.trim() === '') return;
-    earlyMedia = connectEarlyMedia(engine, request, response.body);
+    if (response.status < 180) return;
+    if (response.body.trim() === '') ringback ??= engine.ringback(request.alongside, true).catch(() => undefined);
+    else earlyMedia ??= connectEarlyMedia(engine, request, response.body);
   });
   const outcome = await invite.outcome;
   clearTimeout(ringTimer);
-  // The early media's setup finishes before the leg is answered or closed.
+  // The early media's setup finishes before the leg is answered or closed; the ringing is over.
   await earlyMedia;
+  if (ringback) await ringback.then(() => engine.ringback(request.alongside, false)).catch(() => undefined);
   if (outcome.kind === 'failed') {
     await engine.close(request.id).catch(() => undefined);
     const { status } = outcome.response;

@@ -1,10 +1,10 @@
 // One call leg's media: a UDP socket, what arrives on it (audio into a jitter buffer, DTMF
 // into a detector), what goes out every 20 ms (a prompt being played, the bridged leg's
-// audio, DTMF, ringback while a second leg rings, or silence), and the call's recording. Runs inside the media worker and
-// is driven by its ticker once per 20 ms, taking in before sending. A bridge relays the
-// frame its peer took in last: from the same step when both legs share a phase of the
-// ticker, else from up to one period earlier; either way each frame exactly once, as
-// both legs keep their places in the period.
+// audio, DTMF, ringback while a second leg rings, or silence), and the call's recording.
+// Runs inside the media worker and is driven by its ticker once per 20 ms, taking in
+// before sending. A bridge relays the frame its peer took in last: from the same step
+// when both legs share a phase of the ticker, else from up to one period earlier; either
+// way each frame exactly once, as both legs keep their places in the period.
 import type { Socket } from 'node:dgram';
 import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g711.ts';
 import { parseRtp, serializeRtp } from './packet.ts';

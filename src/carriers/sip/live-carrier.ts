@@ -353,8 +353,6 @@ export class LiveSipCarrier implements VoiceCarrier {
     const ours = call.direction === 'inbound' ? call.to_number : call.from_number;
     const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
       id: `${call.id}~transfer${index}`, alongside: call.id, trunk: leg.trunk, from: ours, to, ringTimeoutSeconds: ringTimeout, abandoned: leg.recorded,
-      // The caller hears the target's ringback or announcement (what is being played to them still wins).
-      onEarlyMedia: () => (leg.ending ? Promise.resolve() : this.engine.bridge(call.id, `${call.id}~transfer${index}`)),
     });
     if (placed.kind === 'failed') {
       this.platform.log.info({ call: call.id, to, outcome: placed.outcome, sip_status: placed.sipStatus }, 'sip: bridged transfer failed');
@@ -381,11 +379,9 @@ export class LiveSipCarrier implements VoiceCarrier {
   private async bridgeFromFlow(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult> {
     const leg = this.legs.get(callId);
     if (!leg?.dialog || leg.ending || leg.second) return { kind: 'bridge', outcome: 'failed', talkSeconds: 0 };
-    const dialId = `${callId}~dial${++this.dials}`;
     const placed = await placeSecondLeg({ ua: this.ua, engine: this.engine, settings: this.settings }, {
-      id: dialId, alongside: callId, trunk: leg.trunk, from: op.callerId, to: op.to, ringTimeoutSeconds: op.ringTimeoutSeconds,
+      id: `${callId}~dial${++this.dials}`, alongside: callId, trunk: leg.trunk, from: op.callerId, to: op.to, ringTimeoutSeconds: op.ringTimeoutSeconds,
       abandoned: Promise.race([cutShort, leg.recorded]),
-      onEarlyMedia: () => (leg.ending ? Promise.resolve() : this.engine.bridge(callId, dialId)),
     });
     if (placed.kind === 'failed') return { kind: 'bridge', outcome: placed.outcome, talkSeconds: 0 };
     if (leg.ending) {

@@ -2,9 +2,8 @@
 // digest credentials when the trunk challenges. Any final answer proves the trunk is
 // reachable; 2xx (or a 405 from a trunk that refuses OPTIONS) means it is usable. A trunk
 // that registers is also asked a REGISTER without a Contact, which checks its credentials
-// and binds nothing. Over TLS
-// the handshake is checked as a call would make it (our CA file, verification on), so a
-// certificate problem shows here with the TLS error.
+// and binds nothing. Over TLS the handshake is checked as a call would make it (our CA
+// file, verification on), so a certificate problem shows here with the TLS error.
 import { SipTransport } from './transport.ts';
 import { UserAgent } from './user-agent.ts';
 import { transportTls } from './tls.ts';

@@ -6,11 +6,11 @@
 //
 // Early media (RFC 3960): a 180 or 183 with an SDP answer means the far end streams audio
 // before answering (ringback, or an announcement such as "the number you have called is
-// not in service" followed by a failure). The leg's media is connected to that answer at
-// once and `onEarlyMedia` lets the caller bridge it, so the first leg hears it and its
-// recording holds it, whether the leg is then answered or fails. A 180 or 183 without SDP
-// starts our own ringback tone on the first leg instead (RFC 3960's local ringback), until
-// the leg is answered or fails; early media, once bridged, is heard over it.
+// not in service" followed by a failure). The leg's media is connected to that answer and
+// bridged to the first leg at once, so the caller hears it and the call's recording holds
+// it, whether the leg is then answered or fails (closing a failed leg drops the bridge).
+// A 180 or 183 without SDP starts our own ringback tone on the first leg instead (RFC
+// 3960's local ringback) until the leg is answered or fails; early media is heard over it.
 import type { MediaEngine } from '../rtp/engine.ts';
 import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
@@ -65,8 +65,6 @@ export interface SecondLegRequest {
   ringTimeoutSeconds: number;
   /** Resolves when the caller gave up meanwhile (the first leg hung up): we CANCEL. */
   abandoned?: Promise<unknown>;
-  /** Called once when the far end starts early media (the leg's media is connected by then). */
-  onEarlyMedia?: () => Promise<void>;
 }
 
 /** Places the leg; resolves once it is answered (media connected) or has failed. */
@@ -116,8 +114,9 @@ async function connectEarlyMedia(engine: MediaEngine, request: SecondLegRequest,
   try {
     await engine.setRemote(request.id, negotiate(parseSdp(sdp), request.trunk.codecs));
   } catch {
-    // Early media we cannot speak with: the caller hears nothing until an answer, as before.
+    // Early media we cannot speak with: the caller hears our ringback, or nothing, until an answer.
     return;
   }
-  await request.onEarlyMedia?.().catch(() => undefined);
+  // What is being played to the caller still wins over it; a first leg already gone refuses the bridge.
+  await engine.bridge(request.alongside, request.id).catch(() => undefined);
 }

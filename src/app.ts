@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.ts';
+import { metricsEnabled, type Config } from './config.ts';
 import type { Database } from './store/db.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import type { Platform } from './platform/context.ts';
@@ -29,17 +29,25 @@ import { postmanCollection } from './platform/request-collections.ts';
 import { newId } from './platform/ids.ts';
 import { TtlCache } from './platform/ttl-cache.ts';
 import { lazyChildLogger } from './platform/lazy-logger.ts';
+import { holdTransactionFailpoint } from './platform/failpoints.ts';
+import { collectProcessMetrics, dbTransactionSeconds, transactionTimeoutCount, transactionTimeouts } from './platform/metrics.ts';
+import { MetricsScrape, registerMetricsRoute } from './platform/metrics-endpoint.ts';
+import { registerHttpMetrics } from './platform/http-metrics.ts';
+import { jobGauges } from './jobs/metrics.ts';
+import { activeCallsGauge } from './modules/calls/metrics.ts';
+import { queueGauges } from './modules/queues/metrics.ts';
+import { conferenceGauges } from './modules/conferences/metrics.ts';
 import { collapseNullableUnions } from './platform/nullable-schemas.ts';
+import { LazySchemas, lazySerializerFactory } from './platform/lazy-schemas.ts';
 import { JobQueue } from './jobs/queue.ts';
+import { checkReadiness } from './platform/readiness.ts';
 import { SandboxClocks } from './jobs/sandbox-clocks.ts';
 import { EventEmitter } from './events/emit.ts';
-import { AccountService } from './modules/accounts/service.ts';
-import { KeyService } from './modules/keys/service.ts';
 import { AccountSchema } from './modules/accounts/schema.ts';
 import { ApiKeySchema } from './modules/keys/schema.ts';
-import { modules } from './modules/index.ts';
 import type { Services } from './modules/services.ts';
 import { loadCarriersFile, type CarriersConfig } from './carriers/config/load.ts';
+import { compose } from './composition.ts';
 
 export interface BuildOptions {
   config: Config;
@@ -59,6 +67,10 @@ export interface Built {
   draining: { value: boolean };
   /** The outbox emitter, for the CLI and service-level tests (e.g. a rolled-back change). */
   events: EventEmitter;
+  /** Route schemas compile on first use; `schemas.compileAll()` compiles the rest now. */
+  schemas: LazySchemas;
+  /** GET /metrics' renderer when metrics are on (main.ts gives it a listener of its own); null when off. */
+  metrics: MetricsScrape | null;
 }
 
 /** Buckets shared through PostgreSQL when several nodes may serve one account; SQLite is one node. */
@@ -76,9 +88,12 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   const draining = { value: false };
 
   const frameworkErrors = new FrameworkErrors();
+  const schemas = new LazySchemas();
   const app = Fastify({
     frameworkErrors: frameworkErrors.onFrameworkError,
     clientErrorHandler: frameworkErrors.onClientError,
+    // Node's own Host check answers a bare 400; frameworkErrors.requireHost answers a problem.
+    http: { requireHostHeader: false },
     logger: opts.logger ?? {
       level: config.logLevel,
       // Defence in depth: our code logs no headers or secrets, and these paths cover the
@@ -94,13 +109,14 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     // The response serializer picks a union's branch with its own Ajv: it must know our format
     // (else it warns "unknown format e164 ignored" for every such schema it compiles).
     serializerOpts: { ajv: { formats: { e164: E164_FORMAT } } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory(schemas) as any } },
     genReqId: () => newId('request'),
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validatorCompiler(schemas));
   registerJsonBodyParser(app);
 
   const jobs = new JobQueue(database, clock, {
@@ -109,27 +125,42 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     leaseMs: config.jobLeaseMs,
     onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),
   });
+  // Every transaction from here on has a deadline: past it, it is rolled back, its request
+  // answers 503 transaction_timeout, and the writer (SQLite) is free for everyone else.
+  // Metrics cost nothing unless turned on: no request hook, no transaction timing, no
+  // process sampling. State-change counters are bumped either way (a few per call).
+  const metricsOn = metricsEnabled(config.metrics);
+  if (metricsOn) collectProcessMetrics();
+  database.scoping.setDeadline({
+    ...(metricsOn ? { onClosed: (seconds: number) => dbTransactionSeconds.observe(seconds) } : {}),
+    ms: config.transactionTimeoutMs,
+    onTimeout: (report) => {
+      transactionTimeouts.inc({ engine: database.engine, scope: report.scope });
+      app.log.error({ transaction: report.scope, timeout_ms: report.timeoutMs, waiting_on: report.waitingOn, last_statement: report.lastStatement },
+        `database transaction rolled back after ${report.timeoutMs} ms: it was waiting on ${report.waitingOn}`);
+    },
+  });
   const keyCache = new TtlCache<unknown>(config.keyCacheTtlMs);
   const clearKeyCache = () => keyCache.clear();
+  const limiter = opts.limiter ?? defaultLimiter(config, database, app.log);
+  const anonymousRateLimit = { perMinute: 60 };
   const platform: Platform = {
-    config, database, clock, jobs, keyCache, log: app.log,
-    carriers: opts.carriers ?? loadCarriersFile(config.carriersFile),
+    config, database, clock, jobs, keyCache, log: app.log, limiter, anonymousRateLimit,
     publicUrl: new PublicUrl(config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`, config.publicUrl !== undefined),
     sandboxClocks: new SandboxClocks(database, clock, jobs, clearKeyCache),
   };
-  const services = {
-    accounts: new AccountService(database.db, clock, clearKeyCache),
-    keys: new KeyService(database.db, clock, clearKeyCache),
-  } as Services;
   const events = new EventEmitter();
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('onRequest', frameworkErrors.requireHost);
+  if (metricsOn) registerHttpMetrics(app);
   // Per-route hooks instead of global ones: a GET does not pay for idempotency or body
   // defaults, which is most of the hot path's hook overhead.
   const idempotency = idempotencyHooks(app, platform);
+  const holdTransaction = config.testFailpoints ? holdTransactionFailpoint(database.db) : null;
   app.addHook('onRoute', function (route) {
     routes.add(route.url, route.method);
     const methods = [route.method].flat();
@@ -141,7 +172,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     const cursor = (route.schema?.querystring as any)?.properties?.starting_after ? cursorCheck(database.db, route.url) : null;
     if (cursor) route.preHandler = [...[route.preHandler ?? []].flat(), cursor];
     if (route.url.startsWith('/v1/') && methods.some((m) => WRITE_METHODS.has(m))) {
-      route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler];
+      route.preHandler = [...[route.preHandler ?? []].flat(), idempotency.preHandler, ...(holdTransaction ? [holdTransaction] : [])];
       route.onSend = [...[route.onSend ?? []].flat(), idempotency.onSend];
       route.onResponse = [...[route.onResponse ?? []].flat(), idempotency.onResponse];
     }
@@ -154,7 +185,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   });
 
   registerErrorHandling(app, routes, notFoundExplainer(database.db));
-  frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter: opts.limiter ?? defaultLimiter(config, database, app.log), anonymousPerMinute: 60 });
+  frameworkErrors.anonymousRateHeaders = registerAuth(app, platform, { limiter, anonymousPerMinute: anonymousRateLimit.perMinute });
 
   app.addSchema(ProblemSchema);
   app.addSchema(FailureSchema);
@@ -166,6 +197,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
       info: OPENAPI_INFO,
       servers: [{ url: `http://${config.host}:${config.port}` }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'sb_test_... or sb_live_...' } } },
+      // Every operation needs a key unless it says otherwise (`security: []` on public ones);
+      // tools that read only the top level (the /docs reference) then say "required".
+      security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
@@ -178,20 +212,21 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     config: { public: true },
     schema: { hide: true },
   }, async (request) => postmanCollection(buildOpenApiDocument(app), { baseUrl: `${request.protocol}://${request.host}` }));
-  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { config: { public: true }, schema: { hide: true, security: [] } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    if (draining.value) return reply.code(503).send({ status: 'draining' });
-    await database.db.selectFrom('accounts').select('id').limit(1).execute();
-    return { status: 'ready', database: database.engine };
+    const readiness = await checkReadiness(database, draining.value);
+    return reply.code(readiness.status === 'ready' ? 200 : 503).send({ ...readiness, transaction_timeouts: await transactionTimeoutCount() });
   });
+  const metrics = metricsOn ? new MetricsScrape([
+    activeCallsGauge(database.db), jobGauges(database.db, clock), queueGauges(database.db, clock), conferenceGauges(database.db),
+  ], app.log) : null;
+  if (metrics) registerMetricsRoute(app, config.metrics, metrics);
   await app.register(async (docs) => {
     markPublic(docs); // the reference UI's own routes: static pages over the public document
     await docs.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json' } } as any);
   });
 
-  for (const module of modules) {
-    await module.register(app, { platform, events, services });
-  }
+  const { services } = await compose(app, { platform, events, clearKeyCache, carriersFile: opts.carriers ?? loadCarriersFile(config.carriersFile) });
   await app.ready();
-  return { app, platform, services, draining, events };
+  return { app, platform, services, draining, events, schemas, metrics };
 }

@@ -39,7 +39,12 @@ export interface Config {
   rateLimitStore: 'database' | 'memory' | undefined;
   /** Fail fast when code queries the database inside a transaction instead of its trx (tests, development). */
   transactionGuard: boolean;
-  /** Fault injection for crash tests: honour `X-Switchboard-Failpoint` headers (never in production). */
+  /**
+   * SWITCHBOARD_TRANSACTION_TIMEOUT_MS: the longest a database transaction may stay open.
+   * Past it the transaction is rolled back and its request answers 503 transaction_timeout.
+   */
+  transactionTimeoutMs: number;
+  /** Fault injection for tests: honour `X-Switchboard-Failpoint` headers (crash-before-response, hold-transaction:<ms>; never in production). */
   testFailpoints: boolean;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
@@ -49,6 +54,22 @@ export interface Config {
   llm: LlmConfig | undefined;
   /** YAML or JSON file configuring live carriers (SMPP binds, SIP trunks, ...); unset: none. */
   carriersFile: string | undefined;
+  /** GET /metrics (Prometheus): off unless a port or a token is set (docs/observability.md). */
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** SWITCHBOARD_METRICS_PORT / --metrics-port: serve /metrics on a listener of its own, and only there. */
+  port: number | undefined;
+  /** SWITCHBOARD_METRICS_HOST: the address of that listener (default: the API's host). */
+  host: string;
+  /** SWITCHBOARD_METRICS_TOKEN: a scrape must send `Authorization: Bearer <token>` (on either listener). */
+  token: string | undefined;
+}
+
+/** Whether this server counts and serves metrics at all: off by default, so it costs nothing. */
+export function metricsEnabled(metrics: MetricsConfig): boolean {
+  return metrics.port !== undefined || metrics.token !== undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -93,6 +114,24 @@ export interface Flags {
   host?: string;
   port?: number;
   dataDir?: string;
+  metricsPort?: number;
+}
+
+/**
+ * The scrape token is an operator's secret of its own: an API key belongs to a customer account
+ * and must never open the whole server's figures, so a key-shaped token is refused.
+ */
+function metricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (/^sb_(live|test)_/.test(raw)) throw new Error('SWITCHBOARD_METRICS_TOKEN must not be an API key (sb_live_/sb_test_): choose a secret of its own');
+  if (raw.length < 16) throw new Error('SWITCHBOARD_METRICS_TOKEN must be at least 16 characters');
+  return raw;
+}
+
+function metricsConfig(env: Env, flags: Flags, host: string): MetricsConfig {
+  const port = flags.metricsPort ?? (env.SWITCHBOARD_METRICS_PORT ? number(env, 'SWITCHBOARD_METRICS_PORT', 0) : undefined);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`SWITCHBOARD_METRICS_PORT must be a port number, got "${port}"`);
+  return { port, host: env.SWITCHBOARD_METRICS_HOST || host, token: metricsToken(env.SWITCHBOARD_METRICS_TOKEN) };
 }
 
 export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
@@ -102,8 +141,9 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     return n;
   });
   const llmBase = env.SWITCHBOARD_LLM_BASE_URL;
+  const host = flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1';
   return {
-    host: flags.host ?? env.SWITCHBOARD_HOST ?? '127.0.0.1',
+    host,
     port: flags.port ?? number(env, 'SWITCHBOARD_PORT', number(env, 'PORT', 8080)),
     publicUrl: env.SWITCHBOARD_PUBLIC_URL ? parsePublicUrl(env.SWITCHBOARD_PUBLIC_URL) : undefined,
     dataDir: resolve(flags.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? './data'),
@@ -120,6 +160,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
     rateLimitStore: rateLimitStore(env.SWITCHBOARD_RATE_LIMIT_STORE),
     transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),
+    transactionTimeoutMs: number(env, 'SWITCHBOARD_TRANSACTION_TIMEOUT_MS', 5_000),
     testFailpoints: bool(env, 'SWITCHBOARD_TEST_FAILPOINTS', false),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
     jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
@@ -133,5 +174,6 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
         }
       : undefined,
     carriersFile: env.SWITCHBOARD_CARRIERS_FILE ? resolve(env.SWITCHBOARD_CARRIERS_FILE) : undefined,
+    metrics: metricsConfig(env, flags, host),
   };
 }

@@ -10,11 +10,14 @@ import { guardTransactions } from './store/transaction.ts';
 import { loadCarriersFile } from './carriers/config/load.ts';
 import { SecretBox } from './platform/secret-box.ts';
 import { checkSecretKey } from './platform/secret-key-check.ts';
+import { startMetricsListener, type MetricsListener } from './platform/metrics-listener.ts';
 
 export interface Server {
   built: Built;
   database: Database;
   url: string;
+  /** The metrics listener's base URL (SWITCHBOARD_METRICS_PORT), when there is one. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,17 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
   if (released > 0) app.log.info({ released }, 'released jobs left running by a previous process');
   const address = await app.listen({ host: config.host, port: config.port });
   platform.publicUrl.listening(address);
+  const metricsPort = config.metrics.port;
+  let metricsListener: MetricsListener | null = null;
+  try {
+    if (built.metrics && metricsPort !== undefined) metricsListener = await startMetricsListener({ ...config.metrics, port: metricsPort }, built.metrics, app.log);
+  } catch (err) {
+    // A metrics port already taken stops the start like an API port would, with the store closed.
+    await app.close();
+    await database.close();
+    throw err;
+  }
+  if (metricsListener) app.log.info({ address: metricsListener.url }, 'metrics listening');
   if (firstRun) process.stdout.write(firstRunBanner(firstRun, address));
   platform.jobs.start();
   app.log.info({ address, database: database.location }, 'switchboard listening');
@@ -62,10 +76,21 @@ export async function startServer(config: Config, opts: { logger?: boolean | obj
     built,
     database,
     url: address,
+    metricsUrl: metricsListener?.url,
     close() {
       closing ??= (async () => {
         built.draining.value = true;
-        await app.close();
+        await metricsListener?.close();
+        // close() ends the keep-alive connections that are idle when it starts; one still
+        // finishing a response then (a recording download's file stream ends just after the
+        // client has its last byte) would hold it for the whole keepAliveTimeout, 72 s
+        // (fastify/fastify#7044). Ending each as it goes idle keeps shutdown graceful and prompt.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
         await platform.jobs.stop();
         await database.close();
       })();

@@ -1,11 +1,8 @@
 import { integer, parse, required, UsageError } from './args.ts';
+import { commandUsage } from './usage.ts';
 import { withStore } from './store.ts';
 import { isPlanName, PLAN_NAMES } from '../modules/accounts/plans.ts';
 import { presentAccount } from '../modules/accounts/service.ts';
-
-export const ACCOUNTS_USAGE = `switchboard accounts create --plan trial|growth|scale|enterprise [--name N] [--data-dir D] [--json]
-switchboard accounts list [--data-dir D] [--json]
-switchboard accounts update <acct_id> [--plan P] [--name N] [--rate-limit N|default] [--concurrent-calls N|unlimited|default] [--trial-ends-at RFC3339] [--json]`;
 
 function plan(value: unknown) {
   if (typeof value !== 'string' || !isPlanName(value)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}`);
@@ -45,5 +42,5 @@ export async function accountsCommand(argv: string[], out: (s: string) => void):
     }));
     return out((json ? JSON.stringify(presentAccount(row)) : `updated ${row.id}`) + '\n');
   }
-  throw new UsageError(ACCOUNTS_USAGE);
+  throw new UsageError(commandUsage('accounts'));
 }

@@ -3,7 +3,7 @@
 // against the file the server loads (SWITCHBOARD_CARRIERS_FILE), so a typo is caught here
 // rather than when the first call or message fails.
 import { UsageError } from './args.ts';
-import { loadCarriersFile } from '../carriers/config/load.ts';
+import { loadCarrierLinks } from '../carriers/config/load.ts';
 import type { LinkRole } from '../carriers/config/registry.ts';
 
 export interface Bindings {
@@ -17,7 +17,8 @@ export function bindingsFrom(values: Record<string, unknown>, mode: string): Bin
   const messaging = values['messaging-carrier'] as string | undefined;
   if (trunk === undefined && messaging === undefined) return {};
   if (mode !== 'live') throw new UsageError('--trunk and --messaging-carrier bind live numbers; sandbox numbers run on the simulator');
-  const links = loadCarriersFile(process.env.SWITCHBOARD_CARRIERS_FILE).links;
+  // Names and roles only: binding connects to nothing, so the file's env: secrets need not be set here.
+  const links = loadCarrierLinks(process.env.SWITCHBOARD_CARRIERS_FILE);
   const check = (flag: string, name: string | undefined, role: LinkRole): string | null | undefined => {
     if (name === undefined) return undefined;
     if (name === 'none') return null;

@@ -2,17 +2,16 @@
 // messages `serve` would stop on, probes each configured link, and prints a table. Exits 1
 // when the file is bad or any link fails, so it can gate a deploy.
 import { parse, integer, UsageError } from './args.ts';
+import { commandUsage } from './usage.ts';
 import { loadCarriersFile, CarriersFileError } from '../carriers/config/load.ts';
 import { probeLinks, renderTable } from '../carriers/config/check.ts';
 
-export const CARRIERS_USAGE = `switchboard carriers check [--file carriers.yaml] [--timeout-ms 5000] [--json]     (default file: SWITCHBOARD_CARRIERS_FILE)`;
-
 export async function carriersCommand(argv: string[], out: (s: string) => void): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'check') throw new UsageError(CARRIERS_USAGE);
+  if (sub !== 'check') throw new UsageError(commandUsage('carriers'));
   const { values } = parse(rest, { file: { type: 'string' }, 'timeout-ms': { type: 'string' }, json: { type: 'boolean' } });
   const file = (values.file as string | undefined) ?? process.env.SWITCHBOARD_CARRIERS_FILE;
-  if (!file) throw new UsageError(`no carriers file: set SWITCHBOARD_CARRIERS_FILE or pass --file\n${CARRIERS_USAGE}`);
+  if (!file) throw new UsageError(`no carriers file: set SWITCHBOARD_CARRIERS_FILE or pass --file\n${commandUsage('carriers')}`);
   let config;
   try {
     config = loadCarriersFile(file);

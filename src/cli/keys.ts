@@ -1,11 +1,7 @@
 import { integer, parse, required, UsageError } from './args.ts';
+import { commandUsage } from './usage.ts';
 import { withStore } from './store.ts';
 import { present } from '../modules/keys/service.ts';
-
-export const KEYS_USAGE = `switchboard keys create --account acct_... --mode sandbox|live [--name N] [--scopes calls:write,messages:read (default *)] [--allowed-ips 203.0.113.0/24,...] [--json]
-switchboard keys list --account acct_... [--mode sandbox|live] [--json]
-switchboard keys rotate <key_id> [--grace-seconds N] [--json]
-switchboard keys revoke <key_id> [--json]`;
 
 const csv = (v: unknown) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
 
@@ -61,5 +57,5 @@ export async function keysCommand(argv: string[], out: (s: string) => void): Pro
     });
     return out(json ? JSON.stringify(result) + '\n' : `${sub}d ${id}\n` + ('key' in result ? `new key ${result.key.id}\n${result.key.secret}\n` : ''));
   }
-  throw new UsageError(KEYS_USAGE);
+  throw new UsageError(commandUsage('keys'));
 }

@@ -5,9 +5,7 @@
 // attempt (and retries or dead-letters it) as for any webhook endpoint. Talks to the server
 // only through its public HTTP API.
 import { parse, required, UsageError } from './args.ts';
-
-export const LISTEN_USAGE = `switchboard listen --forward-to http://localhost:3000/hooks [--events call.*,message.delivered (default *)]
-    [--api-key sb_test_... (or SWITCHBOARD_API_KEY)] [--api-url http://127.0.0.1:8080 (or SWITCHBOARD_BASE_URL)] [--json]`;
+import { commandUsage } from './usage.ts';
 
 /** Bytes of the local receiver's answer reported back (the server keeps the same excerpt). */
 const EXCERPT_BYTES = 4096;
@@ -39,7 +37,7 @@ export async function listenCommand(argv: string[], out: (s: string) => void, en
   });
   const forwardTo = required(values, 'forward-to');
   const apiKey = (values['api-key'] as string | undefined) ?? env.SWITCHBOARD_API_KEY;
-  if (!apiKey) throw new UsageError(`an API key is needed: --api-key or SWITCHBOARD_API_KEY\n${LISTEN_USAGE}`);
+  if (!apiKey) throw new UsageError(`an API key is needed: --api-key or SWITCHBOARD_API_KEY\n${commandUsage('listen')}`);
   const apiUrl = ((values['api-url'] as string | undefined) ?? env.SWITCHBOARD_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const events = typeof values.events === 'string' ? values.events.split(',').map((s) => s.trim()).filter(Boolean) : ['*'];
   const json = Boolean(values.json);

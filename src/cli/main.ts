@@ -1,64 +1,55 @@
-// `switchboard <command>`: serve, accounts, keys, numbers, carriers.
-import { loadConfig } from '../config.ts';
+// `switchboard <command>`: serve, accounts, keys, numbers, carriers, listen (usage.ts lists them).
+// Each command's module is imported when it runs, so `--help` and `--version` load only usage.ts.
 import { integer, parse, UsageError } from './args.ts';
-import { accountsCommand, ACCOUNTS_USAGE } from './accounts.ts';
-import { keysCommand, KEYS_USAGE } from './keys.ts';
-import { numbersCommand, NUMBERS_USAGE } from './numbers.ts';
-import { carriersCommand, CARRIERS_USAGE } from './carriers.ts';
-import { listenCommand, ListenError, LISTEN_USAGE } from './listen.ts';
-import { CarriersFileError } from '../carriers/config/load.ts';
+import { listenCommand, ListenError } from './listen.ts';
+import { helpFor, usage, version, wantsHelp } from './usage.ts';
 import { Problem } from '../platform/problems.ts';
-
-const USAGE = `usage:
-switchboard serve [--host H] [--port P] [--data-dir D]     (DATABASE_URL=postgres://... selects PostgreSQL)
-${ACCOUNTS_USAGE}
-${KEYS_USAGE}
-${NUMBERS_USAGE}
-${CARRIERS_USAGE}
-${LISTEN_USAGE}`;
 
 const out = (s: string): void => {
   process.stdout.write(s);
 };
 
 async function main(argv: string[]): Promise<void> {
+  // Help and version answer before any flag is parsed or any store is opened.
+  if (argv[0] === '--version') return out(version() + '\n');
+  if (argv[0] === 'help') return out(helpFor(argv.slice(1)) + '\n');
+  if (argv.length === 0 || wantsHelp(argv)) return out(helpFor(argv) + '\n');
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': {
-      const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' } });
+      const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, 'metrics-port': { type: 'string' } });
       const { serveForever } = await import('../main.ts');
+      const { loadConfig } = await import('../config.ts');
       const config = loadConfig(process.env, {
         ...(values.host ? { host: values.host as string } : {}),
         ...(values.port ? { port: integer(values.port, 'port')! } : {}),
         ...(values['data-dir'] ? { dataDir: values['data-dir'] as string } : {}),
+        ...(values['metrics-port'] ? { metricsPort: integer(values['metrics-port'], 'metrics-port')! } : {}),
       });
       return serveForever(config);
     }
     case 'accounts':
-      return accountsCommand(rest, out);
+      return (await import('./accounts.ts')).accountsCommand(rest, out);
     case 'keys':
-      return keysCommand(rest, out);
+      return (await import('./keys.ts')).keysCommand(rest, out);
     case 'numbers':
-      return numbersCommand(rest, out);
+      return (await import('./numbers.ts')).numbersCommand(rest, out);
     case 'carriers':
-      return carriersCommand(rest, out);
+      return (await import('./carriers.ts')).carriersCommand(rest, out);
     case 'listen':
       await listenCommand(rest, out);
       return process.exit(0); // pooled keep-alive connections would hold the process a few seconds more
-    case undefined:
-    case 'help':
-    case '--help':
-      return out(USAGE + '\n');
     default:
-      throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+      throw new UsageError(`unknown command "${command}"\n${usage()}`);
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
   if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`switchboard: ${(err as Error).message}\n`);
     process.exit(2);
   }
+  const { CarriersFileError } = await import('../carriers/config/load.ts');
   if (err instanceof Problem || err instanceof CarriersFileError || err instanceof ListenError) {
     process.stderr.write(`switchboard: ${err.message}\n`);
     process.exit(1);

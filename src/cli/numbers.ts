@@ -3,6 +3,7 @@
 // GET /v1/numbers/available finds it and POST /v1/numbers provisions it.
 import { phoneFacts } from '../platform/phone.ts';
 import { parse, required, UsageError } from './args.ts';
+import { commandUsage } from './usage.ts';
 import { withStore } from './store.ts';
 import type { Database } from '../store/db.ts';
 import { systemClock } from '../platform/clock.ts';
@@ -12,16 +13,13 @@ import { createFanOut } from '../modules/webhooks/fan-out.ts';
 import { NumberService, presentNumber } from '../modules/numbers/service.ts';
 import { bindingsFrom } from './carrier-bindings.ts';
 
-export const NUMBERS_USAGE = `switchboard numbers import --account acct_... --number +1... [--mode live|sandbox] [--capabilities voice,sms,mms,whatsapp] [--type local|mobile|toll_free] [--inventory] [--trunk NAME] [--messaging-carrier NAME] [--json]
-switchboard numbers bind <num_id> [--trunk NAME|none] [--messaging-carrier NAME|none] [--json]`;
-
 const CAPABILITIES = ['voice', 'sms', 'mms', 'whatsapp'];
 const TYPES = ['local', 'mobile', 'toll_free'] as const;
 
 export async function numbersCommand(argv: string[], out: (s: string) => void): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'bind') return bindCommand(rest, out);
-  if (sub !== 'import') throw new UsageError(NUMBERS_USAGE);
+  if (sub !== 'import') throw new UsageError(commandUsage('numbers'));
   const { values } = parse(rest, {
     account: { type: 'string' }, number: { type: 'string' }, mode: { type: 'string' }, capabilities: { type: 'string' },
     type: { type: 'string' }, inventory: { type: 'boolean' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' },
@@ -71,7 +69,7 @@ async function bindCommand(argv: string[], out: (s: string) => void): Promise<vo
     trunk: { type: 'string' }, 'messaging-carrier': { type: 'string' }, 'data-dir': { type: 'string' }, json: { type: 'boolean' },
   });
   const id = positionals[0];
-  if (!id?.startsWith('num_')) throw new UsageError(`numbers bind takes the number's id (num_...)\n${NUMBERS_USAGE}`);
+  if (!id?.startsWith('num_')) throw new UsageError(`numbers bind takes the number's id (num_...)\n${commandUsage('numbers')}`);
   if (values.trunk === undefined && values['messaging-carrier'] === undefined) throw new UsageError('numbers bind needs --trunk or --messaging-carrier');
   const row = await withStore(values['data-dir'] as string | undefined, async (s) => {
     const found = await s.database.db.selectFrom('numbers').select(['account_id', 'mode']).where('id', '=', id).executeTakeFirst();

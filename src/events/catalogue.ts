@@ -20,7 +20,12 @@ export const EVENT_TYPES = {
   'call.inbound': 'A caller reached a number of the account whose calls a flow answers (voice_url, voice_flow, or none configured); call.ringing follows.',
   'call.gather.completed': 'A flow\'s gather ended: the digits pressed or the words said, and why it ended (a key, the digit count, a timeout, an utterance).',
   'call.dial.completed': 'A flow\'s dial ended: the dialled number\'s outcome (completed after talking, busy, no_answer, failed) and the talk time; the call goes on with the flow.',
+  'call.queue.joined': 'A flow\'s enqueue put the call in a queue: its position and priority; it hears the wait flow until it is bridged or leaves.',
+  'call.queue.left': 'A call left its queue: `result` says why (bridged by a dequeue, timeout, hangup, leave) and `wait_seconds` how long it waited.',
   'call.dtmf.sent': 'Keypresses were sent to the other party of a call in progress (POST /v1/calls/{id}/dtmf).',
+  'call.stream.started': 'A media stream connected: the WebSocket handshake succeeded and the server got the connected and start frames (docs/media-streams.md).',
+  'call.stream.stopped': 'A media stream ended: reason completed (the app sent stop), remote_closed (the server closed the socket), call_ended or stopped (POST /v1/calls/{id}/streams/{stream_id}/stop), with the frames dropped because the server read too slowly.',
+  'call.stream.failed': 'A media stream could not connect: refused, a TLS error, a handshake answered with another HTTP status, a timeout, or a URL the policy forbids; the call goes on.',
   'call.flow.failed': 'A flow webhook failed (timeout, non-2xx, not JSON, an invalid or empty flow with the JSON path of its first error, a redirect loop): the fallback URL is asked next, else the caller hears an apology and the call hangs up.',
 
   // Recordings
@@ -33,6 +38,19 @@ export const EVENT_TYPES = {
   'call.recording.failed': 'A recording could not be processed.',
   'call.recording.redacted': 'PII was redacted from a recording.',
   'call.recording.deleted': 'A recording was deleted: its audio file and transcript are gone for good; the recording shows status deleted.',
+
+  // Conferences (docs/contact-center.md): one per transition, and one per participant's change.
+  'conference.started': 'A conference started: a start_on_enter participant joined, and its participants hear each other.',
+  'conference.ended': 'A conference ended (its last participant left, an end_on_exit one left, or POST /v1/conferences/{id}/end); every participant still in it went on with its flow.',
+  'conference.participant.joined': 'A call joined a conference (the conference verb, or POST /v1/conferences/{id}/participants once answered).',
+  'conference.participant.left': 'A call left a conference: removed, the conference ended, a new flow, or a hang-up (left_reason says which).',
+  'conference.participant.updated': 'A participant was muted or unmuted, held or resumed, or made a coach (PATCH /v1/conferences/{id}/participants/{call_id}).',
+
+  // Workers (docs/contact-center.md): human agents.
+  'worker.status_changed': 'A worker\'s status changed (available, busy, wrap_up, offline): by PATCH /v1/workers/{id}, or by Switchboard around a routed call.',
+  'worker.offered': 'A queue\'s waiting caller was offered to the worker: its phone is ringing (offer.call_id), the caller keeps hearing the wait audio.',
+  'worker.connected': 'The worker answered an offer and is connected to the caller; it is busy until the call ends, then in wrap_up.',
+  'worker.missed': 'The worker did not answer an offer (no answer within ring_timeout_seconds, busy, or failed): the caller waits on for the next worker; the worker stays available, behind the other idle workers, or goes offline (the queue\'s routing.on_missed).',
 
   // Messages: one per status change.
   'message.queued': 'A message was accepted and queued.',

@@ -13,6 +13,11 @@ import type { JobRow } from '../store/platform-tables.ts';
 import type { Trx } from '../store/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
+import { inRequestScope, outsideRequestScope } from '../store/request-transaction.ts';
+import { prepareInsert } from '../store/prepared.ts';
+
+/** Every event's delivery and every carrier step enqueues a job: the insert is compiled once (a job with a `node` has one more column and goes through Kysely). */
+const insertJob = prepareInsert('jobs', ['id', 'kind', 'payload', 'run_at', 'state', 'attempts', 'max_attempts', 'locked_until', 'locked_by', 'last_error', 'clock_id', 'created_at']);
 
 export interface JobContext {
   job: JobRow;
@@ -92,7 +97,7 @@ export class JobQueue {
   /** Schedules a job inside `trx`; the worker is woken once the transaction commits. */
   async enqueue(trx: Trx, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
     const id = newId('job');
-    await trx.insertInto('jobs').values(this.row(id, kind, payload, opts)).execute();
+    await insertJob(trx, this.row(id, kind, payload, opts));
     if (!opts.delaySeconds) trx.afterCommit(() => this.notify());
     return id;
   }
@@ -100,7 +105,9 @@ export class JobQueue {
   /** Many jobs in one insert: the hot path of fan-out (one event, many webhook endpoints). */
   async enqueueMany(trx: Trx, jobs: Array<{ kind: string; payload: unknown; opts?: EnqueueOptions }>): Promise<void> {
     if (jobs.length === 0) return;
-    await trx.insertInto('jobs').values(jobs.map((j) => this.row(newId('job'), j.kind, j.payload, j.opts ?? {}))).execute();
+    const rows = jobs.map((j) => this.row(newId('job'), j.kind, j.payload, j.opts ?? {}));
+    if (rows.length === 1) await insertJob(trx, rows[0]!);
+    else await trx.insertInto('jobs').values(rows).execute();
     trx.afterCommit(() => this.notify());
   }
 
@@ -295,15 +302,27 @@ export class JobQueue {
    * the event loop: one statement (and on SQLite one commit) instead of one per job. If the
    * process dies before the flush, the job runs again after its lease, which handlers
    * tolerate (they are idempotent by rule).
+   *
+   * A job finished inside a request's transaction (a sandbox clock advance with an
+   * Idempotency-Key drains its clock there) is deleted in that transaction, never through
+   * the shared batch: the batch runs on its own connection, which on SQLite waits for the
+   * very transaction that would be waiting for the batch (issue 22: the whole server froze),
+   * and on PostgreSQL waits for the job row that transaction locked when it claimed it.
    */
   private complete(id: string): Promise<void> {
+    if (inRequestScope()) return this.deleteFinished([id]);
     this.finished.push(id);
-    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    // The batch belongs to no request: created outside every scope, whoever starts it.
+    this.flushing ??= outsideRequestScope(() => new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       const ids = this.finished.splice(0);
       this.flushing = null;
-      await this.db.deleteFrom('jobs').where('id', 'in', ids).where('locked_by', '=', this.workerId).execute();
-    });
+      await this.deleteFinished(ids);
+    }));
     return this.flushing;
+  }
+
+  private async deleteFinished(ids: string[]): Promise<void> {
+    await this.db.deleteFrom('jobs').where('id', 'in', ids).where('locked_by', '=', this.workerId).execute();
   }
 
   /**
@@ -319,6 +338,11 @@ export class JobQueue {
         ran++;
         continue;
       }
+      // Inside a request's transaction (an advance with an Idempotency-Key) the drain runs
+      // only what it claimed: a job in a worker's hands needs the connection this transaction
+      // holds (SQLite) or rows it locked (PostgreSQL), so waiting for it would wait for
+      // ourselves. Such a job was due before this advance; it finishes right after.
+      if (inRequestScope()) return ran;
       // A job of this clock may be in a worker's hands right now: running, or (PostgreSQL)
       // still pending but locked by a worker's claim in flight, which SKIP LOCKED passed
       // over. Wait until no job of this clock is due or running.

@@ -3,7 +3,7 @@
 // Files written by WavFileWriter (and encodeWav) have the canonical 44-byte header; anything
 // else is refused rather than guessed at. Sample bounds match silenceRanges in pii.ts.
 import { open } from 'node:fs/promises';
-import { WAV_HEADER_BYTES } from './wav-file-writer.ts';
+import { WAV_HEADER_BYTES, BYTES_PER_SAMPLE, readWavHeader } from './wav.ts';
 
 const ZEROS = Buffer.alloc(64 * 1024);
 
@@ -12,14 +12,8 @@ export async function silenceWavFile(path: string, ranges: ReadonlyArray<{ start
   try {
     const head = Buffer.alloc(WAV_HEADER_BYTES);
     await file.read(head, 0, WAV_HEADER_BYTES, 0);
-    if (head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE'
-      || head.toString('ascii', 12, 16) !== 'fmt ' || head.toString('ascii', 36, 40) !== 'data' || head.readUInt16LE(34) !== 16) {
-      throw new Error('silenceWavFile: not a canonical 16-bit PCM WAV file');
-    }
-    const channels = head.readUInt16LE(22);
-    const sampleRate = head.readUInt32LE(24);
-    const blockAlign = channels * 2;
-    const frames = Math.floor(head.readUInt32LE(40) / blockAlign);
+    const { channels, sampleRate, frames } = readWavHeader(head);
+    const blockAlign = channels * BYTES_PER_SAMPLE;
     for (const range of ranges) {
       // The epsilon absorbs float noise so ms-precise ranges map to exact sample boundaries.
       const from = Math.max(0, Math.floor(range.start * sampleRate + 1e-6));

@@ -4,19 +4,13 @@
 // under `<target>.partial` and is renamed into place when finished, so a reader never sees
 // half a file; reopening at a frame offset truncates there, which lets a producer that can
 // regenerate its audio (the simulator) resume after a crash instead of starting over.
+// A file that must be readable while it grows (a live call's own file, which recordings are
+// copied out of during the call) is created in place instead (`growing`).
 import { open, rename, mkdir, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { WavChannelCount, WavSampleRate } from './wav.ts';
+import { BYTES_PER_SAMPLE, MAX_WAV_DATA_BYTES, WAV_HEADER_BYTES, interleave, littleEndianBytes, wavHeader, type WavFormat } from './wav.ts';
 
-export const WAV_HEADER_BYTES = 44;
-const BYTES_PER_SAMPLE = 2;
-const MAX_DATA_BYTES = 0xffffffff - 36;
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-export interface WavFileFormat {
-  sampleRate: WavSampleRate;
-  channels: WavChannelCount;
-}
+export type WavFileFormat = WavFormat;
 
 export class WavFileWriter {
   private constructor(
@@ -37,8 +31,20 @@ export class WavFileWriter {
       const { size } = await file.stat();
       const keep = fromFrame > 0 ? Math.min(fromFrame, Math.floor(Math.max(0, size - WAV_HEADER_BYTES) / blockAlign)) : 0;
       await file.truncate(WAV_HEADER_BYTES + keep * blockAlign);
-      await file.write(header(format, keep), 0, WAV_HEADER_BYTES, 0);
+      await file.write(wavHeader(format, keep), 0, WAV_HEADER_BYTES, 0);
       return new WavFileWriter(file, target, partial, format, keep);
+    } catch (err) {
+      await file.close();
+      throw err;
+    }
+  }
+
+  /** Creates `path` in place: readers see it (with a header saying no frames) while it grows. */
+  static async growing(path: string, format: WavFormat): Promise<WavFileWriter> {
+    const file = await open(path, 'w');
+    try {
+      await file.write(wavHeader(format, 0), 0, WAV_HEADER_BYTES, 0);
+      return new WavFileWriter(file, path, path, format, 0);
     } catch (err) {
       await file.close();
       throw err;
@@ -56,35 +62,34 @@ export class WavFileWriter {
     if (samples.length !== channels) throw new Error(`WAV write: ${channels} channel(s) expected, ${samples.length} given`);
     const count = samples[0]?.length ?? 0;
     if (samples.some((s) => s.length !== count)) throw new Error('WAV write: all channels must have the same number of samples');
-    const blockAlign = channels * BYTES_PER_SAMPLE;
-    if ((this.frames + count) * blockAlign > MAX_DATA_BYTES) throw new Error('WAV write: audio too long for a RIFF file (4 GiB limit)');
-    const chunk = Buffer.allocUnsafe(count * blockAlign);
-    if (LITTLE_ENDIAN) {
-      // Interleave through a typed view of the buffer: an order of magnitude faster than writeInt16LE.
-      const view = new Int16Array(chunk.buffer, chunk.byteOffset, count * channels);
-      for (let c = 0; c < channels; c++) {
-        const channel = samples[c] as Int16Array;
-        for (let i = 0, j = c; i < count; i++, j += channels) view[j] = channel[i] as number;
-      }
-    } else {
-      let offset = 0;
-      for (let i = 0; i < count; i++) {
-        for (let c = 0; c < channels; c++) offset = chunk.writeInt16LE((samples[c] as Int16Array)[i] as number, offset);
-      }
-    }
-    await this.file.write(chunk, 0, chunk.length, WAV_HEADER_BYTES + this.frames * blockAlign);
+    await this.append(interleave(samples));
+  }
+
+  /** Appends frames already interleaved (host byte order), as a live call's media loop collects them. */
+  async writeInterleaved(samples: Int16Array): Promise<void> {
+    if (samples.length % this.format.channels !== 0) throw new Error('WAV write: a partial frame');
+    await this.append(littleEndianBytes(samples));
+  }
+
+  private async append(bytes: Buffer): Promise<void> {
+    const blockAlign = this.format.channels * BYTES_PER_SAMPLE;
+    const count = bytes.length / blockAlign;
+    if ((this.frames + count) * blockAlign > MAX_WAV_DATA_BYTES) throw new Error('WAV write: audio too long for a RIFF file (4 GiB limit)');
+    // One append at a time (await each): the next one's place depends on this one's count.
+    await this.file.write(bytes, 0, bytes.length, WAV_HEADER_BYTES + this.frames * blockAlign);
     this.frames += count;
   }
 
   /** Writes the final sizes, flushes, and moves the file into place. Returns its size in bytes. */
   async finish(): Promise<number> {
     try {
-      await this.file.write(header(this.format, this.frames), 0, WAV_HEADER_BYTES, 0);
-      await this.file.sync();
+      await this.file.write(wavHeader(this.format, this.frames), 0, WAV_HEADER_BYTES, 0);
+      // A file renamed into place must be whole on disk first; a growing one is a working file.
+      if (this.partial !== this.target) await this.file.sync();
     } finally {
       await this.file.close();
     }
-    await rename(this.partial, this.target);
+    if (this.partial !== this.target) await rename(this.partial, this.target);
     return WAV_HEADER_BYTES + this.frames * this.format.channels * BYTES_PER_SAMPLE;
   }
 
@@ -98,24 +103,4 @@ export class WavFileWriter {
     await this.file.close().catch(() => {});
     await rm(this.partial, { force: true });
   }
-}
-
-function header(format: WavFileFormat, frames: number): Buffer {
-  const blockAlign = format.channels * BYTES_PER_SAMPLE;
-  const dataBytes = frames * blockAlign;
-  const buf = Buffer.alloc(WAV_HEADER_BYTES);
-  buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + dataBytes, 4);
-  buf.write('WAVE', 8, 'ascii');
-  buf.write('fmt ', 12, 'ascii');
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(format.channels, 22);
-  buf.writeUInt32LE(format.sampleRate, 24);
-  buf.writeUInt32LE(format.sampleRate * blockAlign, 28);
-  buf.writeUInt16LE(blockAlign, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(dataBytes, 40);
-  return buf;
 }

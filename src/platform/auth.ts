@@ -11,7 +11,7 @@ import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 import { offsetClock } from './clock.ts';
 import { rateLimitHeaders, type AnonymousRateHeaders } from './framework-errors.ts';
 import type { TtlCache } from './ttl-cache.ts';
-import { limitsOf } from '../modules/accounts/plans.ts';
+import { limitsOf } from './plans.ts';
 import type { AccountRow, ApiKeyRow } from '../store/platform-tables.ts';
 
 const KEY_PATTERN = new RegExp(`^sb_(test|live)_[0-9A-Za-z]{${KEY_BODY_LENGTH}}$`);

@@ -11,8 +11,7 @@ import type { AccountRow } from '../store/platform-tables.ts';
 import type { Scope } from './scopes.ts';
 import type { TtlCache } from './ttl-cache.ts';
 import type { PublicUrl } from './public-url.ts';
-import type { RateLimitDecision } from './rate-limiter.ts';
-import type { CarriersConfig } from '../carriers/config/load.ts';
+import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './rate-limiter.ts';
 
 export interface Platform {
   config: Config;
@@ -26,8 +25,10 @@ export interface Platform {
   /** The base of every absolute URL the API returns (SWITCHBOARD_PUBLIC_URL). */
   publicUrl: PublicUrl;
   log: FastifyBaseLogger;
-  /** The validated carriers file (SWITCHBOARD_CARRIERS_FILE); no links when unset. */
-  carriers: CarriersConfig;
+  /** The API's rate limiter: the console's sign-in spends from the same per-address buckets. */
+  limiter: RateLimiter;
+  /** What a caller without a valid key may spend per address (bucket `ip:<address>`). */
+  anonymousRateLimit: RateLimitPolicy;
 }
 
 /** Who is calling: resolved from the API key by the auth hook. */
@@ -50,5 +51,13 @@ declare module 'fastify' {
     /** Every /v1 route declares the scope it needs, or `public: true`. */
     scope?: Scope;
     public?: boolean;
+    /**
+     * How a write keeps its Idempotency-Key. `request-transaction` (the default): the claim,
+     * everything the handler changes and the stored answer are one transaction. `handler`: for
+     * a handler that must not run inside one transaction (it runs jobs, each in its own); it
+     * gets the key as `request.idempotencyKey` and makes its effect happen once per key itself.
+     * A stored answer is still replayed, and a new one stored, the same way.
+     */
+    idempotency?: 'request-transaction' | 'handler';
   }
 }

@@ -5,6 +5,7 @@ import { Problem } from './problems.ts';
 import { validationProblem } from './validation.ts';
 import type { RouteTable } from './route-table.ts';
 import { methodHint } from './method-hints.ts';
+import { TransactionTimeoutError } from '../store/request-transaction.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -14,12 +15,20 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
 }
 
 /** PostgreSQL's unique_violation (23505) or SQLite's unique and primary-key constraint errors. */
-function isUniqueViolation(error: { code?: unknown }): boolean {
+export function isUniqueViolation(error: { code?: unknown }): boolean {
   return error.code === '23505' || error.code === 'SQLITE_CONSTRAINT_UNIQUE' || error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A request whose database transaction outlived the deadline: rolled back, safe to retry. */
+export function transactionTimeoutProblem(error: TransactionTimeoutError): Problem {
+  return new Problem('transaction_timeout', `The request's database transaction was still open after ${error.timeoutMs} ms and was rolled back: nothing it did was saved. Retry it (with the same Idempotency-Key, if it had one).`, {
+    headers: { 'retry-after': '1' },
+  });
 }
 
 function toProblem(error: FastifyError & { validationContext?: string }): Problem {
   if (error instanceof Problem) return error;
+  if ((error as Error) instanceof TransactionTimeoutError) return transactionTimeoutProblem(error as unknown as TransactionTimeoutError);
   if (error.validation) return validationProblem(error.validation as any, error.validationContext ?? 'body');
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -4,10 +4,12 @@
 // HTTP parser errors (a head over 16 KiB, a malformed request line, a bad Content-Length, an
 // unknown method) through the server's `clientError` handler, which writes to the socket
 // itself because no request object exists yet. Such a connection is always closed after the
-// answer, and says so with `Connection: close`.
+// answer, and says so with `Connection: close`. An HTTP/1.1 request without a Host header
+// (RFC 9112 section 3.2 requires a 400) would get Node's bare 400 with no body; app.ts turns
+// that check off in Node (`requireHostHeader: false`) and makes it here, as the first hook.
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Problem } from './problems.ts';
 import { sendProblem } from './errors.ts';
 import { newId } from './ids.ts';
@@ -61,6 +63,21 @@ export class FrameworkErrors {
       for (const [name, value] of Object.entries(headers)) reply.header(name, value);
       sendProblem(request, reply, routerProblem(error));
     };
+    const headers = this.anonymousRateHeaders(request.ip);
+    if (headers instanceof Promise) headers.then(send, () => send({}));
+    else send(headers);
+  };
+
+  /** An `onRequest` hook: HTTP/1.1 without Host is refused with a problem, and the connection closed. */
+  readonly requireHost = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return done();
+    const send = (headers: Record<string, string>) => {
+      for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+      reply.header('connection', 'close');
+      sendProblem(request, reply, new Problem('malformed_request',
+        'An HTTP/1.1 request must carry a Host header (RFC 9112, section 3.2); send "Host: " followed by the server\'s name and port.'));
+    };
+    // A hook that answers must not call done(): the reply is already on its way.
     const headers = this.anonymousRateHeaders(request.ip);
     if (headers instanceof Promise) headers.then(send, () => send({}));
     else send(headers);

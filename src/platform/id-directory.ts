@@ -20,6 +20,7 @@ const KINDS: IdKind[] = [
   { prefix: ID_PREFIXES.message, noun: 'message', table: 'messages' },
   { prefix: ID_PREFIXES.number, noun: 'number', table: 'numbers' },
   { prefix: ID_PREFIXES.recording, noun: 'recording', table: 'recordings' },
+  { prefix: ID_PREFIXES.stream, noun: 'stream', table: 'call_streams' },
   { prefix: ID_PREFIXES.agent, noun: 'AI agent', table: 'ai_agents' },
   { prefix: ID_PREFIXES.document, noun: 'knowledge document', table: 'ai_knowledge_documents' },
   { prefix: ID_PREFIXES.conversation, noun: 'conversation', table: 'ai_conversations' },
@@ -27,14 +28,17 @@ const KINDS: IdKind[] = [
   { prefix: ID_PREFIXES.webhook, noun: 'webhook endpoint', table: 'webhook_endpoints' },
   { prefix: ID_PREFIXES.delivery, noun: 'webhook delivery', table: 'webhook_deliveries' },
   { prefix: ID_PREFIXES.port, noun: 'port', table: 'ports' },
+  { prefix: ID_PREFIXES.queue, noun: 'queue', table: 'queues' },
+  { prefix: ID_PREFIXES.worker, noun: 'worker', table: 'workers' },
 ];
 
 /** The id prefix of the items of a list, by the collection the list's path ends with. */
 const COLLECTIONS: Record<string, string> = {
   keys: ID_PREFIXES.key, calls: ID_PREFIXES.call, messages: ID_PREFIXES.message, numbers: ID_PREFIXES.number,
-  recordings: ID_PREFIXES.recording, agents: ID_PREFIXES.agent, knowledge: ID_PREFIXES.document,
+  recordings: ID_PREFIXES.recording, streams: ID_PREFIXES.stream, agents: ID_PREFIXES.agent, knowledge: ID_PREFIXES.document,
   conversations: ID_PREFIXES.conversation, events: ID_PREFIXES.event, webhooks: ID_PREFIXES.webhook,
   deliveries: ID_PREFIXES.delivery, dead_letters: ID_PREFIXES.delivery, ports: ID_PREFIXES.port,
+  queues: ID_PREFIXES.queue, workers: ID_PREFIXES.worker,
 };
 
 export function kindOfPrefix(prefix: string): IdKind | undefined {

@@ -19,7 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandl
 import { runInScope, type RequestScope } from '../store/request-transaction.ts';
 import type { Platform } from './context.ts';
 import { Problem } from './problems.ts';
-import { sendProblem } from './errors.ts';
+import { sendProblem, transactionTimeoutProblem } from './errors.ts';
 import { hashRequest } from './stable-json.ts';
 import { newId } from './ids.ts';
 import { SecretBox } from './secret-box.ts';
@@ -34,7 +34,23 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyRowId: string | null;
     idempotencyScope: RequestScope | null;
+    /** Set once onSend began storing the answer: the deadline then fails it there. */
+    idempotencyAnswering: boolean;
+    /** The Idempotency-Key, for a route that keeps it itself (config.idempotency 'handler'). */
+    idempotencyKey: string | null;
+    /** Such a route's claim, stored with its answer in onSend. */
+    idempotencyClaim: IdempotencyClaim | null;
   }
+}
+
+/** The key row a 'handler' route's answer is stored under. */
+interface IdempotencyClaim {
+  account_id: string;
+  mode: 'sandbox' | 'live';
+  method: string;
+  path: string;
+  key: string;
+  request_hash: string;
 }
 
 export interface IdempotencyHooks {
@@ -61,13 +77,17 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   const box = SecretBox.fromConfig(platform.config);
   app.decorateRequest('idempotencyRowId', null);
   app.decorateRequest('idempotencyScope', null);
+  app.decorateRequest('idempotencyAnswering', false);
+  app.decorateRequest('idempotencyKey', null);
+  app.decorateRequest('idempotencyClaim', null);
 
   /**
    * Before the handler runs: a key already used answers at once (a replay, a 422 for another
    * body, a 409 while a claim from an older version of this server is still locked). A new
-   * key gets a scope whose transaction claims it at the request's first query.
+   * key gets a scope whose transaction claims it at the request's first query, or, on a
+   * route that keeps its key itself, no scope ('handler').
    */
-  async function precheck(request: FastifyRequest, reply: FastifyReply, key: string): Promise<RequestScope | null> {
+  async function precheck(request: FastifyRequest, reply: FastifyReply, key: string): Promise<RequestScope | 'handler' | null> {
     const { account, mode } = request.auth;
     const path = routePath(request);
     const requestHash = hashRequest(request.method, path, request.body);
@@ -93,6 +113,12 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
         await reply.send(openStoredBody(box, existing.response_body));
         return null;
       }
+    }
+
+    if (request.routeOptions.config.idempotency === 'handler') {
+      request.idempotencyKey = key;
+      request.idempotencyClaim = { ...scope, request_hash: requestHash };
+      return 'handler';
     }
 
     const id = newId('request');
@@ -132,7 +158,14 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     }
     precheck(request, reply, key).then((scope) => {
       if (!scope) return; // replayed
+      if (scope === 'handler') return done();
       request.idempotencyScope = scope;
+      // The deadline rolled the request's transaction back: answer now, whatever the handler
+      // is still waiting for (its next statement fails; its late answer is dropped).
+      scope.onExpired = (err) => {
+        if (reply.sent || request.idempotencyAnswering) return; // onSend fails on its own, through the error handler
+        sendProblem(request, reply, transactionTimeoutProblem(err));
+      };
       runInScope(scope, done);
     }, (err: Error) => done(err));
   };
@@ -151,11 +184,16 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
     // The worst moment to crash: the handler's work is done, its answer not yet stored.
     if (failpoints && request.headers['x-switchboard-failpoint'] === 'crash-before-response') process.kill(process.pid, 'SIGKILL');
+    if (request.idempotencyClaim) {
+      await storeHandlerAnswer(request, reply, payload);
+      return payload;
+    }
     const scope = request.idempotencyScope;
     if (!scope) return payload; // no key, or a replay
-    // An answer that says "retry" (Retry-After: a race lost, a limit hit) is no outcome to replay.
-    const transient = reply.statusCode === 429 || reply.getHeader('retry-after') !== undefined;
-    if (reply.statusCode >= 500 || reply.statusCode === 400 || transient || scope.state !== 'open') {
+    request.idempotencyAnswering = true;
+    // The deadline rolled back what the handler did: its answer must not claim otherwise.
+    if (scope.expired && reply.statusCode < 500) throw scope.expired;
+    if (!isOutcome(reply) || scope.state !== 'open') {
       await finish(request, false);
       return payload;
     }
@@ -176,6 +214,29 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     return payload;
   };
 
+  /**
+   * A 'handler' route's answer, stored after the fact in its own statement. Its effect is
+   * already once-per-key (the handler saw to it), so a duplicate that ran meanwhile and stored
+   * first only means this insert does nothing: both answered the same effect.
+   */
+  async function storeHandlerAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+    const claim = request.idempotencyClaim!;
+    request.idempotencyClaim = null;
+    if (!isOutcome(reply)) return;
+    const now = platform.clock.now();
+    await db.insertInto('idempotency_keys')
+      .values({
+        id: newId('request'), ...claim, state: 'completed',
+        response_status: reply.statusCode,
+        response_body: box.seal(typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
+        response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+        locked_until: now.toISOString(),
+        created_at: now.toISOString(), expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+      })
+      .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
+      .execute();
+  }
+
   // A request that ended without sending (the client went away first) must not hold its
   // connection: what it did is rolled back, as if it had never arrived.
   const onResponse: onResponseHookHandler = (request, _reply, done) => {
@@ -184,6 +245,16 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   };
 
   return { preHandler, onSend, onResponse };
+}
+
+/**
+ * Whether an answer is an outcome to replay. As with Stripe, a request that never really
+ * executed (invalid input, rate limited), that failed on our side, or whose answer says
+ * "retry" (Retry-After: a race lost, a limit hit) releases its key, so a corrected retry runs.
+ */
+function isOutcome(reply: FastifyReply): boolean {
+  const transient = reply.statusCode === 429 || reply.getHeader('retry-after') !== undefined;
+  return reply.statusCode < 500 && reply.statusCode !== 400 && !transient;
 }
 
 /** Bodies stored before sealing was introduced (plain JSON, at most 24 h old) still replay. */

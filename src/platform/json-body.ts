@@ -6,9 +6,11 @@
 // Fastify's own JSON parser decodes bytes leniently (invalid UTF-8 becomes U+FFFD, silently
 // changing what the client sent) and refuses an empty body; ours refuses invalid UTF-8 with a
 // 400 and reads an empty body as "no body", whatever its label, so body-less actions (hangup,
-// revoke, ...) accept the Content-Type that clients send by habit.
+// revoke, ...) accept the Content-Type that clients send by habit. What the text must be, and
+// how a mistake in it is told (where, and which key), is json-text.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from './problems.ts';
+import { parseJsonText } from './json-text.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
@@ -41,8 +43,6 @@ function encodingRefusal(request: FastifyRequest): Problem | null {
 }
 
 export function registerJsonBodyParser(app: FastifyInstance): void {
-  // Keeps Fastify's protection against __proto__ and constructor.prototype keys.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   // Drops Fastify's text/plain parser with its JSON one: text is not JSON under another label.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
@@ -56,7 +56,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     } catch {
       return done(new Problem('malformed_json', 'The body is not valid UTF-8; JSON must be sent as UTF-8 text.'), undefined);
     }
-    parseJson(request, text, done);
+    let parsed: unknown;
+    try {
+      parsed = parseJsonText(text); // refuses __proto__ and constructor.prototype keys, as Fastify's parser did
+    } catch (err) {
+      return done(err as Error, undefined);
+    }
+    done(null, parsed);
   });
   // Every other type, and a body without a Content-Type.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {

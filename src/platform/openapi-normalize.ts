@@ -97,8 +97,10 @@ const HEADERS: Record<string, Schema> = {
   RateLimit: { description: 'IETF RateLimit header: `limit=..., remaining=..., reset=...` (the same figures).', schema: { type: 'string', example: 'limit=600, remaining=599, reset=1' } },
   RateLimitPolicy: { description: 'IETF RateLimit-Policy header: `<limit>;w=60`.', schema: { type: 'string', example: '600;w=60' } },
   RetryAfter: {
-    description: 'Whole seconds to wait before retrying: until one request is allowed again (429; sooner than `X-Switchboard-RateLimit-Reset`, '
-      + 'which counts until the bucket is full), until the first request with this Idempotency-Key finishes (409), or until the server can serve (503).',
+    description: 'Whole seconds to wait before retrying: until one request is allowed again (429 `rate_limited`; sooner than `X-Switchboard-RateLimit-Reset`, '
+      + 'which counts until the bucket is full), a polling interval of 5 s on 429 `concurrent_call_limit` (when a call ends is not known ahead; '
+      + 'the call\'s ending webhook says when a slot frees), until the first request with this Idempotency-Key finishes (409), or until the server can serve '
+      + '(503: `service_unavailable`, or `transaction_timeout` when the request\'s database transaction outlived the deadline and was rolled back).',
     schema: { type: 'integer', minimum: 1, example: 1 },
   },
   IdempotentReplayed: {
@@ -121,7 +123,7 @@ const IDEMPOTENCY_KEY = {
 /** Codes every authenticated operation can answer with, whatever the route declares. */
 function platformCodes(method: string, op: Schema): ProblemCode[] {
   const codes: ProblemCode[] = ['missing_api_key', 'invalid_api_key', 'api_key_revoked', 'api_key_expired',
-    'insufficient_scope', 'ip_not_allowed', 'trial_expired', 'rate_limited', 'internal_error', 'service_unavailable'];
+    'insufficient_scope', 'ip_not_allowed', 'trial_expired', 'rate_limited', 'internal_error', 'service_unavailable', 'transaction_timeout'];
   if ((op.parameters ?? []).length > 0 || op.requestBody) codes.push('validation_failed');
   if (WRITE.has(method)) codes.push('invalid_idempotency_key', 'idempotency_key_reused', 'idempotency_key_in_progress');
   if (op.requestBody) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
@@ -135,7 +137,7 @@ const COLLECTION_PREFIX: Record<string, string> = {
   keys: ID_PREFIXES.key, events: ID_PREFIXES.event, webhooks: ID_PREFIXES.webhook, dead_letters: ID_PREFIXES.delivery,
   deliveries: ID_PREFIXES.delivery, numbers: ID_PREFIXES.number, ports: ID_PREFIXES.port, messages: ID_PREFIXES.message,
   calls: ID_PREFIXES.call, recordings: ID_PREFIXES.recording, agents: ID_PREFIXES.agent, conversations: ID_PREFIXES.conversation,
-  knowledge: ID_PREFIXES.document,
+  knowledge: ID_PREFIXES.document, queues: ID_PREFIXES.queue, members: ID_PREFIXES.call,
 };
 
 function pathParameterExample(path: string, name: string): string | undefined {

@@ -29,6 +29,7 @@ export const PROBLEMS = {
   invalid_api_key: { status: 401, title: 'The API key is not valid' },
   api_key_revoked: { status: 401, title: 'The API key has been revoked' },
   api_key_expired: { status: 401, title: 'The API key has expired' },
+  invalid_metrics_token: { status: 401, title: 'GET /metrics needs the metrics bearer token' },
   insufficient_scope: { status: 403, title: 'The API key lacks a required scope' },
   ip_not_allowed: { status: 403, title: "The request's IP address is not on the key's allow-list" },
   trial_expired: { status: 403, title: 'The free trial has ended' },
@@ -69,6 +70,14 @@ export const PROBLEMS = {
   recording_in_progress: { status: 409, title: 'The call is already being recorded' },
   recording_deleted: { status: 410, title: 'The recording was deleted; its audio and transcript are gone' },
 
+  // Conferences
+  conference_completed: { status: 409, title: 'The conference has ended' },
+  conference_not_in_progress: { status: 409, title: 'The conference has not started' },
+  participant_not_in_conference: { status: 409, title: 'The call is not in the conference now' },
+  // Media streams
+  stream_bidirectional_in_progress: { status: 409, title: 'The call already has a bidirectional media stream' },
+  streams_unavailable: { status: 422, title: 'Media streams are not available on this call' },
+
   // Messages and numbers
   number_lacks_capability: { status: 422, title: 'The number cannot send on this channel' },
   whatsapp_window_closed: { status: 422, title: 'The WhatsApp 24-hour window is closed' },
@@ -89,9 +98,21 @@ export const PROBLEMS = {
   number_has_no_agent: { status: 422, title: 'The number has no AI agent assigned' },
   agent_paused: { status: 409, title: 'The AI agent is paused' },
 
+  // Queues
+  queue_name_taken: { status: 409, title: 'A queue of this name already exists in this mode' },
+  queue_not_empty: { status: 409, title: 'The queue still has callers in it' },
+  queue_empty: { status: 409, title: 'No caller is waiting in the queue' },
+  queue_member_not_waiting: { status: 409, title: 'The call is not waiting in this queue' },
+
+  // Workers
+  sip_user_taken: { status: 409, title: 'This SIP user name is already taken' },
+  worker_busy: { status: 409, title: 'The worker is on a call' },
+  worker_not_softphone: { status: 409, title: 'The worker is not reached at a softphone' },
+
   // Server
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'The service is shutting down or not ready' },
+  transaction_timeout: { status: 503, title: 'The database transaction took too long and was rolled back' },
 } as const satisfies Record<string, ProblemDefinition>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -75,6 +75,15 @@ export interface SandboxClockRow {
   updated_at: string;
 }
 
+export interface SandboxClockAdvanceRow {
+  /** An advance made with an Idempotency-Key: a retry finds it and does not move the clock again. */
+  account_id: string;
+  idempotency_key: string;
+  /** The clock's offset right after this advance (what a retry answers). */
+  offset_ms: number;
+  created_at: string;
+}
+
 export interface NumberRow {
   id: string;
   account_id: string;
@@ -129,6 +138,7 @@ export interface PlatformTables {
   idempotency_keys: IdempotencyKeyRow;
   jobs: JobRow;
   sandbox_clocks: SandboxClockRow;
+  sandbox_clock_advances: SandboxClockAdvanceRow;
   numbers: NumberRow;
   events: EventRow;
   secret_key_check: SecretKeyCheckRow;

@@ -12,6 +12,12 @@
 // SQLite has one connection, and a request holding it while it waits on something else (a
 // webhook host's DNS lookup before the first query, say) would stall every other request.
 // `begin` runs first inside the new transaction (the Idempotency-Key claim).
+//
+// Every transaction has a deadline (SWITCHBOARD_TRANSACTION_TIMEOUT_MS, set by the server;
+// the CLI and migrations run without one). A transaction that outlives it is rolled back
+// and its connection given back at once, whatever its code is waiting for: on SQLite the
+// writer is free again for everyone else. The code that held it fails with a
+// TransactionTimeoutError at its next statement or commit, never runs outside it.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   CompiledQuery,
@@ -30,9 +36,76 @@ export interface RequestScope {
   /** Hooks of inner transactions: they run when the outer transaction commits, not before. */
   afterCommit: Array<() => void>;
   state: 'open' | 'committed' | 'rolled_back';
+  /** Set when the scope outlived its deadline and was rolled back under its code. */
+  expired: TransactionTimeoutError | null;
+  /** Called once when the deadline rolls the scope back (the request answers 503 then). */
+  onExpired: ((err: TransactionTimeoutError) => void) | null;
+  /** The deadline's bookkeeping while the transaction is open. */
+  watch: Watch | null;
+}
+
+/** A transaction rolled back because it outlived the deadline; the request answers 503. */
+export class TransactionTimeoutError extends Error {
+  readonly code = 'transaction_timeout';
+  constructor(readonly timeoutMs: number, readonly waitingOn: string) {
+    super(`the database transaction was rolled back after ${timeoutMs} ms (the transaction deadline); it was waiting on ${waitingOn}`);
+    this.name = 'TransactionTimeoutError';
+  }
+}
+
+export interface TransactionDeadline {
+  /** How long a transaction may stay open. */
+  ms: number;
+  /** Told once per transaction rolled back by the deadline (log it, count it). */
+  onTimeout(report: TimeoutReport): void;
+  /** Told, when set, how long each transaction that ended in time stayed open, COMMIT or ROLLBACK included (metrics). */
+  onClosed?(seconds: number): void;
+}
+
+export interface TimeoutReport {
+  /** `request`: an idempotent write's request-wide transaction; `transaction`: any other. */
+  scope: 'request' | 'transaction';
+  timeoutMs: number;
+  /** What the transaction was waiting on when the deadline passed, in words. */
+  waitingOn: string;
+  /** The last statement it ran (SQL text, no parameters). */
+  lastStatement: string | null;
+}
+
+/** One open transaction's deadline timer and what it did last. */
+class Watch {
+  readonly openedAt = performance.now();
+  timer: NodeJS.Timeout | null = null;
+  lastStatement: string | null = null;
+  /** Statements sent and not yet answered (PostgreSQL; SQLite answers synchronously). */
+  inFlight = 0;
+
+  waitingOn(): string {
+    const last = this.lastStatement ? `"${this.lastStatement.replace(/\s+/g, ' ').slice(0, 200)}"` : null;
+    if (this.inFlight > 0) return `the database, to answer ${last ?? 'a statement'}`;
+    return last
+      ? `work outside the database (a promise, a lock, the network) after its last statement ${last}`
+      : 'work outside the database (a promise, a lock, the network) before its first statement';
+  }
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
+
+/**
+ * True when the caller runs inside an open request scope: its queries use (or will begin) the
+ * scope's transaction. Work it awaits must not need another connection or transaction.
+ */
+export function inRequestScope(): boolean {
+  return scopes.getStore()?.state === 'open';
+}
+
+/**
+ * Runs `fn` outside any request scope: for work shared with other callers (a batch several
+ * join), which must never run on, or wait for, one request's transaction.
+ */
+export function outsideRequestScope<T>(fn: () => T): T {
+  return scopes.exit(fn);
+}
 
 /** The request scope the caller runs in, if any (inTransaction defers its hooks to it). */
 export function currentRequestScope(): RequestScope | undefined {
@@ -40,23 +113,84 @@ export function currentRequestScope(): RequestScope | undefined {
   return scope && scope.state === 'open' && scope.connection ? scope : undefined;
 }
 
+/** Runs `query` on `inner`, noting it in `watch` (what a timed-out transaction last did). */
+function watched<R>(watch: Watch | null, inner: DatabaseConnection, query: CompiledQuery): Promise<QueryResult<R>> {
+  if (!watch) return inner.executeQuery<R>(query);
+  watch.lastStatement = query.sql;
+  watch.inFlight++;
+  const result = inner.executeQuery<R>(query);
+  const settled = () => { watch.inFlight--; };
+  result.then(settled, settled);
+  return result;
+}
+
 /** A connection lent to code inside a scope: a transaction begun on it is a savepoint. */
 class ScopedConnection implements DatabaseConnection {
   savepoint: string | null = null;
   constructor(readonly scope: RequestScope, private readonly inner: DatabaseConnection) {}
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.inner.executeQuery<R>(query);
+    if (this.scope.expired) return Promise.reject(this.scope.expired);
+    return watched<R>(this.scope.watch, this.inner, query);
   }
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    if (this.scope.expired) throw this.scope.expired;
     return this.inner.streamQuery<R>(query, chunkSize);
   }
 }
+
+/**
+ * A connection outside any scope, as the engine's driver gave it: while a transaction is open
+ * on it, its deadline runs; once the deadline has rolled it back, it refuses every statement.
+ */
+class PlainConnection implements DatabaseConnection {
+  watch: Watch | null = null;
+  expired: TransactionTimeoutError | null = null;
+  released = false;
+  constructor(readonly inner: DatabaseConnection) {}
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.expired) return Promise.reject(this.expired);
+    return watched<R>(this.watch, this.inner, query);
+  }
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    if (this.expired) throw this.expired;
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+const unwrap = (connection: DatabaseConnection): DatabaseConnection => (connection instanceof PlainConnection ? connection.inner : connection);
 
 const raw = (sql: string) => CompiledQuery.raw(sql);
 
 /** Wraps a dialect's driver so request scopes can hold one connection and transaction. */
 export class ScopingDriver implements Driver {
+  private deadline: TransactionDeadline | null = null;
+  /** Open transactions (request scopes and plain ones), for readiness: the oldest one's age. */
+  private readonly open = new Set<Watch>();
+
   constructor(private readonly inner: Driver) {}
+
+  /** From now on every transaction has this deadline (the server sets it after migrating). */
+  setDeadline(deadline: TransactionDeadline | null): void {
+    this.deadline = deadline;
+  }
+
+  get deadlineMs(): number | null {
+    return this.deadline?.ms ?? null;
+  }
+
+  /** How long the oldest open transaction has been open, in ms (0: none is). */
+  oldestTransactionMs(): number {
+    let oldest = 0;
+    const now = performance.now();
+    for (const watch of this.open) oldest = Math.max(oldest, now - watch.openedAt);
+    return oldest;
+  }
+
+  /** The engine's own view of a held writer, where it has one (SQLite: ms the connection is held). */
+  writerHeldMs(): number | null {
+    const inner = this.inner as Driver & { writerHeldMs?: () => number | null };
+    return inner.writerHeldMs ? inner.writerHeldMs() : null;
+  }
 
   init(): Promise<void> {
     return this.inner.init();
@@ -64,44 +198,107 @@ export class ScopingDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const scope = scopes.getStore();
-    if (!scope || scope.state !== 'open') return this.inner.acquireConnection();
+    if (scope?.expired) throw scope.expired; // never run a timed-out request's work outside its transaction
+    if (!scope || scope.state !== 'open') return new PlainConnection(await this.inner.acquireConnection());
     if (!scope.connection) await this.begin(scope);
+    if (scope.expired) throw scope.expired;
     if (scope.state !== 'open') throw new Error('the request transaction has ended; its work is over');
     return new ScopedConnection(scope, scope.connection!);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (connection instanceof PlainConnection) {
+      await this.inner.beginTransaction(connection.inner, settings);
+      this.arm(connection, 'transaction');
+      return;
+    }
     if (!(connection instanceof ScopedConnection)) return this.inner.beginTransaction(connection, settings);
     connection.savepoint = `sb_request_${++connection.scope.savepoints}`;
     await connection.executeQuery(raw(`SAVEPOINT ${connection.savepoint}`));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof PlainConnection) {
+      if (connection.expired) throw connection.expired;
+      const watch = connection.watch;
+      this.disarm(watch);
+      connection.watch = null;
+      await this.inner.commitTransaction(connection.inner);
+      return this.closed(watch);
+    }
     if (!(connection instanceof ScopedConnection)) return this.inner.commitTransaction(connection);
     await connection.executeQuery(raw(`RELEASE SAVEPOINT ${connection.savepoint}`));
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof PlainConnection) {
+      if (connection.expired) return; // the deadline rolled it back already
+      const watch = connection.watch;
+      this.disarm(watch);
+      connection.watch = null;
+      await this.inner.rollbackTransaction(connection.inner);
+      return this.closed(watch);
+    }
     if (!(connection instanceof ScopedConnection)) return this.inner.rollbackTransaction(connection);
+    if (connection.scope.expired) return;
     await connection.executeQuery(raw(`ROLLBACK TO SAVEPOINT ${connection.savepoint}`));
     await connection.executeQuery(raw(`RELEASE SAVEPOINT ${connection.savepoint}`));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     if (connection instanceof ScopedConnection) return; // the scope keeps it until it ends
+    if (connection instanceof PlainConnection) {
+      if (connection.released) return;
+      connection.released = true;
+      return this.inner.releaseConnection(connection.inner);
+    }
     return this.inner.releaseConnection(connection);
   }
 
+  /** Starts the deadline of a transaction just begun on a plain connection. */
+  private arm(connection: PlainConnection, scope: 'transaction'): void {
+    const deadline = this.deadline;
+    if (!deadline) return;
+    const watch = new Watch();
+    connection.watch = watch;
+    this.open.add(watch);
+    watch.timer = setTimeout(() => {
+      if (connection.watch !== watch) return;
+      this.open.delete(watch);
+      connection.watch = null;
+      const waitingOn = watch.waitingOn();
+      connection.expired = new TransactionTimeoutError(deadline.ms, waitingOn);
+      deadline.onTimeout({ scope, timeoutMs: deadline.ms, waitingOn, lastStatement: watch.lastStatement });
+      // Roll back and give the connection back now; PostgreSQL queues the ROLLBACK behind a
+      // statement still in flight (which waits at most for another transaction's deadline).
+      connection.released = true;
+      void this.inner.rollbackTransaction(connection.inner).catch(() => {})
+        .then(() => this.inner.releaseConnection(connection.inner)).catch(() => {});
+    }, deadline.ms);
+    watch.timer.unref();
+  }
+
+  /** Reports how long a transaction that ended in time was open (its deadline's watch knows when it began). */
+  private closed(watch: Watch | null): void {
+    if (watch) this.deadline?.onClosed?.((performance.now() - watch.openedAt) / 1000);
+  }
+
+  private disarm(watch: Watch | null): void {
+    if (!watch) return;
+    if (watch.timer) clearTimeout(watch.timer);
+    this.open.delete(watch);
+  }
+
   savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.savepoint!(connection, name, compile);
+    return this.inner.savepoint!(unwrap(connection), name, compile);
   }
 
   rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.rollbackToSavepoint!(connection, name, compile);
+    return this.inner.rollbackToSavepoint!(unwrap(connection), name, compile);
   }
 
   releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.releaseSavepoint!(connection, name, compile);
+    return this.inner.releaseSavepoint!(unwrap(connection), name, compile);
   }
 
   destroy(): Promise<void> {
@@ -110,7 +307,10 @@ export class ScopingDriver implements Driver {
 
   /** A scope whose transaction begins at its first query (or at `begin`, whichever is first). */
   createScope(begin: () => Promise<void>): RequestScope {
-    return { connection: null, opening: null, begin, savepoints: 0, afterCommit: [], state: 'open' };
+    return {
+      connection: null, opening: null, begin, savepoints: 0, afterCommit: [], state: 'open',
+      expired: null, onExpired: null, watch: null,
+    };
   }
 
   /** Begins the scope's transaction now if it has not begun (call it inside the scope). */
@@ -118,12 +318,15 @@ export class ScopingDriver implements Driver {
     scope.opening ??= (async () => {
       const connection = await this.inner.acquireConnection();
       try {
+        // SQLite's group commit: this transaction lasts a whole request, so it starts a group of its own.
+        (this.inner as Driver & { sealGroup?: () => void }).sealGroup?.();
         await this.inner.beginTransaction(connection, {});
       } catch (err) {
         await this.inner.releaseConnection(connection);
         throw err;
       }
       scope.connection = connection;
+      this.armScope(scope, connection);
       try {
         await scope.begin();
       } catch (err) {
@@ -132,6 +335,29 @@ export class ScopingDriver implements Driver {
       }
     })();
     return scope.opening;
+  }
+
+  /** Starts the deadline of a request scope's transaction, just begun on `connection`. */
+  private armScope(scope: RequestScope, connection: DatabaseConnection): void {
+    const deadline = this.deadline;
+    if (!deadline) return;
+    const watch = new Watch();
+    scope.watch = watch;
+    this.open.add(watch);
+    watch.timer = setTimeout(() => {
+      if (scope.watch !== watch || scope.state !== 'open') return;
+      this.open.delete(watch);
+      scope.watch = null;
+      const waitingOn = watch.waitingOn();
+      const err = new TransactionTimeoutError(deadline.ms, waitingOn);
+      scope.expired = err;
+      scope.state = 'rolled_back';
+      deadline.onTimeout({ scope: 'request', timeoutMs: deadline.ms, waitingOn, lastStatement: watch.lastStatement });
+      void this.inner.rollbackTransaction(connection).catch(() => {})
+        .then(() => this.inner.releaseConnection(connection)).catch(() => {});
+      scope.onExpired?.(err);
+    }, deadline.ms);
+    watch.timer.unref();
   }
 
   /** Commits (or rolls back) the scope's transaction and gives its connection back. */
@@ -145,6 +371,9 @@ export class ScopingDriver implements Driver {
     }
     if (scope.state !== 'open') return;
     scope.state = commit ? 'committed' : 'rolled_back';
+    const watch = scope.watch;
+    this.disarm(watch);
+    scope.watch = null;
     try {
       if (commit) await this.inner.commitTransaction(connection);
       else await this.inner.rollbackTransaction(connection);
@@ -155,6 +384,7 @@ export class ScopingDriver implements Driver {
     } finally {
       await this.inner.releaseConnection(connection);
     }
+    this.closed(watch);
     if (commit) for (const hook of scope.afterCommit) hook();
   }
 }

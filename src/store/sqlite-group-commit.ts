@@ -72,6 +72,8 @@ class Lease implements DatabaseConnection {
 
 export class GroupCommitSqliteDriver implements Driver {
   private held = false;
+  /** When the current holder got the connection (performance.now()), for readiness. */
+  private heldSince = 0;
   private readonly waiters: Array<() => void> = [];
   private group: Group | null = null;
   private commitScheduled = false;
@@ -109,7 +111,24 @@ export class GroupCommitSqliteDriver implements Driver {
     }
     if (this.held) await new Promise<void>((resolve) => this.waiters.push(resolve));
     this.held = true;
+    this.heldSince = performance.now();
     return new Lease(this);
+  }
+
+  /**
+   * Commits the group open now. Call it holding the connection, before beginning a
+   * transaction that stays open across awaits (a request-wide one): joined to the open group,
+   * it would hold back the "committed" of every transaction before it for as long as it
+   * lasts, and if it awaited one of them (a shared batch of plain statements, say) it would
+   * wait for itself.
+   */
+  sealGroup(): void {
+    if (this.group) this.commitGroup();
+  }
+
+  /** How long the one connection (the writer) has been held by its current holder; null: free. */
+  writerHeldMs(): number | null {
+    return this.held ? performance.now() - this.heldSince : null;
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {

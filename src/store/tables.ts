@@ -11,6 +11,13 @@ import type { MessagesTables } from '../modules/messages/tables.ts';
 import type { AiTables } from '../modules/ai/tables.ts';
 import type { CarrierTables } from '../carriers/live-messaging/tables.ts';
 import type { SipNodeTables } from '../carriers/sip/tables.ts';
+import type { ConsoleTables } from '../modules/console/tables.ts';
+import type { QueueTables } from '../modules/queues/tables.ts';
+import type { SimulatorTables } from '../carriers/simulator/tables.ts';
+import type { ConferenceTables } from '../modules/conferences/tables.ts';
+import type { StreamTables } from '../modules/streams/tables.ts';
+import type { WorkerTables } from '../modules/workers/tables.ts';
 
 export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
-  NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables, SipNodeTables {}
+  NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables, SipNodeTables, ConsoleTables, QueueTables,
+  SimulatorTables, ConferenceTables, StreamTables, WorkerTables {}

@@ -19,6 +19,15 @@ import * as messageCancel from './0020_message_cancel.ts';
 import * as callNodes from './0021_call_nodes.ts';
 import * as secretKeyCheck from './0022_secret_key_check.ts';
 import * as rateLimitBuckets from './0023_rate_limit_buckets.ts';
+import * as analyticsIndexes from './0024_analytics_indexes.ts';
+import * as callObservability from './0026_call_observability.ts';
+import * as consoleTables from './0027_console.ts';
+import * as queues from './0029_queues.ts';
+import * as conferences from './0028_conferences.ts';
+import * as streams from './0030_streams.ts';
+import * as workers from './0031_workers.ts';
+import * as analyticsColumns from './0033_analytics_columns.ts';
+import * as sandboxClockAdvances from './0034_sandbox_clock_advances.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -40,4 +49,13 @@ export const migrations: Record<string, Migration> = {
   '0021_call_nodes': callNodes,
   '0022_secret_key_check': secretKeyCheck,
   '0023_rate_limit_buckets': rateLimitBuckets,
+  '0024_analytics_indexes': analyticsIndexes,
+  '0026_call_observability': callObservability,
+  '0027_console': consoleTables,
+  '0029_queues': queues,
+  '0028_conferences': conferences,
+  '0030_streams': streams,
+  '0031_workers': workers,
+  '0033_analytics_columns': analyticsColumns,
+  '0034_sandbox_clock_advances': sandboxClockAdvances,
 };

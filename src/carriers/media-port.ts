@@ -26,123 +26,16 @@
 // Hang-up of the whole call is not here: it is `VoiceCarrier.hangUp`, and the network's
 // hang-up arrives as `CallSignals.ended` (the running operation then finishes with `hangup`).
 import type { Trx } from '../store/transaction.ts';
-import type { CallRow } from '../modules/calls/tables.ts';
-import type { TranscriptSegment } from '../modules/recordings/transcript.ts';
-import type { WavChannelCount, WavSampleRate } from '../media/wav.ts';
-
-/** Speak text with text-to-speech (`loop` times; 0 is treated as 1 by ports). */
-export interface SpeakOp {
-  kind: 'speak';
-  text: string;
-  /** A voice name the port's speech engine knows; ports fall back to their default. */
-  voice?: string | undefined;
-  /** BCP 47, e.g. `en-US`. */
-  language?: string | undefined;
-  loop: number;
-}
-
-/** Play a WAV already fetched and checked by the interpreter (URL policy, size), `loop` times. */
-export interface PlayOp {
-  kind: 'play';
-  /** Where the audio came from (logs, the simulator's transcript). */
-  url: string;
-  /** Absolute path of the cached file under the data dir. */
-  path: string;
-  /** Its length (one pass), read when it was fetched: the simulator plays for this long. */
-  seconds: number;
-  loop: number;
-}
-
-/** Nothing is sent for `seconds` (the flow's `pause`). */
-export interface SilenceOp {
-  kind: 'silence';
-  seconds: number;
-}
-
-export type PromptOp = SpeakOp | PlayOp | SilenceOp;
-
-/**
- * Play `prompts` in order while listening; input (a digit, or speech when `speech`) stops the
- * prompts at once when `bargeIn` (barge-in). Timers start when the prompts end (or are cut).
- */
-export interface CollectOp {
-  kind: 'collect';
-  prompts: PromptOp[];
-  bargeIn: boolean;
-  dtmf: boolean;
-  speech: boolean;
-  /** Ends when this many digits were pressed. */
-  numDigits?: number | undefined;
-  /** A key that ends the input (it is not part of the digits); '' for none. */
-  finishOnKey: string;
-  /** Seconds to wait for the first input, and between digits. */
-  timeoutSeconds: number;
-  /** Seconds of silence that end an utterance. */
-  speechTimeoutSeconds: number;
-  /** Words and phrases likely to be said (recogniser hints; ignored by the simulator). */
-  hints: string[];
-}
-
-/** Capture the far end into `sink` until a key, silence, or the maximum length. */
-export interface RecordOp {
-  kind: 'record';
-  /** The recording resource this capture fills; the port opens its sink and closes it at the end. */
-  recordingId: string;
-  format: RecordingFormat;
-  maxSeconds: number;
-  silenceTimeoutSeconds: number;
-  finishOnKey: string;
-  beep: boolean;
-  /** Whether the recording gets a transcript of what was said (default false). */
-  transcribe?: boolean | undefined;
-}
-
-/** Dial `to` and connect it to this call until either side hangs up or `timeLimitSeconds`. */
-export interface BridgeOp {
-  kind: 'bridge';
-  to: string;
-  callerId: string;
-  ringTimeoutSeconds: number;
-  timeLimitSeconds: number;
-}
-
-export type MediaOp = SpeakOp | PlayOp | SilenceOp | CollectOp | RecordOp | BridgeOp;
-
-/** Why an operation ended, besides its own completion. */
-export type CutShort = 'interrupted' | 'hangup';
-
-export type MediaResult =
-  | { kind: 'speak' | 'play' | 'silence'; reason: 'finished' | CutShort }
-  | {
-    kind: 'collect';
-    /** Digits pressed, without the finish key. */
-    digits: string;
-    /** The words said, when speech was collected (the sandbox hears text exactly). */
-    speech: string | null;
-    /** Recogniser confidence 0..1 (1 in the sandbox). */
-    confidence: number | null;
-    reason: 'num_digits' | 'finish_key' | 'timeout' | 'speech' | CutShort;
-    /** When the words were said, in talk seconds (live speech only): from voice activity (less its quarter-second pre-roll) to the start of the quiet that ended it. */
-    utterance?: { start: number; end: number } | undefined;
-  }
-  | { kind: 'record'; reason: 'finish_key' | 'silence' | 'max_length' | CutShort; durationSeconds: number }
-  | { kind: 'bridge'; outcome: 'completed' | 'busy' | 'no_answer' | 'failed' | CutShort; talkSeconds: number };
-
-/** Input heard on the call, reported as it happens (flow logs; a live UI). */
-export type HeardInput =
-  | { kind: 'dtmf'; digits: string }
-  | { kind: 'speech'; text: string }
-  | { kind: 'silence'; seconds: number };
+import type { CallRef } from '../telephony/call-ref.ts';
+import type { TranscriptSegment } from '../telephony/transcript.ts';
+import type { HeardInput, MediaOp, MediaResult, RecordingFormat, SpeakOp } from '../telephony/media-ops.ts';
+import type { ConferenceMix } from '../telephony/conference.ts';
+import type { MediaStreamPort } from './media-streams.ts';
 
 /** What the port reports; implemented by the flow interpreter. */
 export interface MediaEvents {
   finished(callId: string, opId: string, result: MediaResult): Promise<void>;
   heard(callId: string, input: HeardInput): Promise<void>;
-}
-
-export interface RecordingFormat {
-  channels: WavChannelCount;
-  sampleRate: WavSampleRate;
 }
 
 /** Where a recording's audio goes while the call runs: a WAV file written in chunks. */
@@ -173,6 +66,22 @@ export interface RecordingSinks {
   open(accountId: string, recordingId: string, format: RecordingFormat, fromFrame?: number): Promise<RecordingSink>;
 }
 
+/**
+ * Conferences on a port: calls join one with a `conference` operation; the conferences module
+ * tells the port, in the transaction that changed it, who is seated and how (ConferenceMix),
+ * and the port mixes accordingly from then on (telephony/conference.ts: `hears`).
+ */
+export interface ConferenceMedia {
+  /** The conference's status or seats changed (a join, a leave, mute, hold, coach, its end). */
+  mixChanged(trx: Trx, mix: ConferenceMix): Promise<void>;
+  /** Everyone seated and not on hold hears `say` from now (so does the conference recording). */
+  announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void>;
+  /** The conference's recording (one channel: what the room hears, no coach) from now, through a sink. */
+  startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void>;
+  /** Stops it; the port closes the sink once the last frame is written. */
+  stopCapture(trx: Trx, mix: ConferenceMix, recordingId: string): Promise<void>;
+}
+
 /** The media side of one carrier: every answered call of that carrier is driven through it. */
 export interface MediaPort {
   /**
@@ -180,27 +89,25 @@ export interface MediaPort {
    * endpoint): flows whose gathers listen for speech are refused. Absent means it can.
    */
   readonly hearsSpeech?: boolean;
-  /** The recordings module connects its sinks at start-up, before any call is answered. */
-  connectSinks(sinks: RecordingSinks): void;
-  /** The flow interpreter connects itself at start-up: every report goes to it. */
-  connectEvents(events: MediaEvents): void;
+  /** Media streams to the customer's WebSocket server (media-streams.ts); absent where the port has none. */
+  readonly streams?: MediaStreamPort;
   /** Starts `op` on `call` (in progress); the end comes back as `MediaEvents.finished(call.id, opId, ...)`. */
-  run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void>;
+  run(trx: Trx, call: CallRef, opId: string, op: MediaOp): Promise<void>;
   /** Cuts the running operation `opId` short; it finishes with reason `interrupted`. No-op if it already ended. */
-  interrupt(trx: Trx, call: CallRow, opId: string): Promise<void>;
+  interrupt(trx: Trx, call: CallRef, opId: string): Promise<void>;
   /** Sends RFC 4733 digits (0-9, *, #, A-D; `w` waits half a second) to the far end. */
-  sendDtmf(trx: Trx, call: CallRow, digits: string): Promise<void>;
+  sendDtmf(trx: Trx, call: CallRef, digits: string): Promise<void>;
   /**
    * Taps the whole call (both parties) into the recording `recordingId` from now on, through a
    * sink from `RecordingSinks`. Stopping (or the call ending) closes the tap; the port closes
    * the sink when the last frame is written, which is how the recordings module learns the
    * audio is complete. Pausing keeps the sink open and writes nothing until started again.
    */
-  startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void>;
-  pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void>;
-  stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void>;
+  startCapture(trx: Trx, call: CallRef, recordingId: string, format: RecordingFormat): Promise<void>;
+  pauseCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void>;
+  stopCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void>;
   /** Seconds of media since the call was answered, on the port's own clock (frames sent, or the test clock). */
-  elapsed(trx: Trx, call: CallRow): Promise<number>;
+  elapsed(trx: Trx, call: CallRef): Promise<number>;
   /**
    * Why this port cannot run `op` yet (a sentence), or null when it can. The interpreter asks
    * before `run`, and a flow that needs what the port lacks fails with call.flow.failed saying
@@ -208,4 +115,6 @@ export interface MediaPort {
    * a port without it runs everything.
    */
   cannotRun?(op: MediaOp): string | null;
+  /** Absent: calls of this carrier cannot join conferences (its cannotRun says so). */
+  readonly conferences?: ConferenceMedia;
 }

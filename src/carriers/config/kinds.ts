@@ -1,7 +1,7 @@
-// Every carrier kind the carriers file knows, one import each: importing a kind's config
-// file registers its section. Add a line here when adding a kind.
-import '../smpp/config.ts';
+// Every carrier kind the carriers file knows, one import each: importing a kind's `kind.ts`
+// (`config.ts` for sip, whose probe does not import its config) registers its section. Add a line here when adding a kind.
+import '../smpp/kind.ts';
 import '../sip/config.ts';
-import '../whatsapp/config.ts';
-import '../http-sms/config.ts';
-import '../speech/config.ts';
+import '../whatsapp/kind.ts';
+import '../http-sms/kind.ts';
+import '../speech/kind.ts';

@@ -9,7 +9,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
 import { fieldErrors } from '../../platform/validation.ts';
 import { carrierKinds, type CarrierKind, type CarrierLink } from './registry.ts';
-import { SECRET_KEYWORD, resolveEnvReferences } from './secrets.ts';
+import { SECRET_KEYWORD, pointer, resolveEnvReferences } from './secrets.ts';
 import './kinds.ts';
 
 export interface CarriersConfig {
@@ -53,16 +53,37 @@ function validatorOf(kind: CarrierKind): ValidateFunction {
 /** Reads and checks the file; throws CarriersFileError listing every problem. */
 export function loadCarriersFile(file: string | undefined, env: Record<string, string | undefined> = process.env): CarriersConfig {
   if (!file) return NO_CARRIERS;
-  let text: string;
+  return parseCarriersText(readCarriersFile(file), file, env);
+}
+
+/** A link as a tool that binds to it by name sees it: no config, so no secret. */
+export type LinkSummary = Omit<CarrierLink, 'config' | 'target'>;
+
+/**
+ * The links the file configures, for tools that refer to them by name and connect to none
+ * (`switchboard numbers import --trunk`, `numbers bind`). The file is checked as `serve`
+ * checks it, except that `env:` references stay unresolved: their variables need only be set
+ * where a connection is made (`serve`, `carriers check`). A value that depends on one is not
+ * judged here, since it is not known.
+ */
+export function loadCarrierLinks(file: string | undefined): LinkSummary[] {
+  if (!file) return [];
+  return parseCarriersText(readCarriersFile(file), file, {}, { resolveEnv: false }).links
+    .map(({ config: _config, target: _target, ...link }) => link);
+}
+
+function readCarriersFile(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw new CarriersFileError(file, [`cannot be read: ${(err as Error).message}`]);
   }
-  return parseCarriersText(text, file, env);
 }
 
-export function parseCarriersText(text: string, file: string, env: Record<string, string | undefined>): CarriersConfig {
+export function parseCarriersText(
+  text: string, file: string, env: Record<string, string | undefined>, opts: { resolveEnv?: boolean } = {},
+): CarriersConfig {
+  const resolveEnv = opts.resolveEnv ?? true;
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const name = basename(file);
@@ -81,8 +102,15 @@ export function parseCarriersText(text: string, file: string, env: Record<string
   }
 
   const problems: string[] = [];
-  const report = (path: (string | number)[], message: string) => problems.push(`${at(offsetOf(doc, path))} ${display(path)}: ${message}`);
-  const resolved = resolveEnvReferences(raw, env);
+  // Without resolution every env: reference is left as written; what depends on its value
+  // (the reference itself, and problems inside it) is not reported.
+  const resolved = resolveEnvReferences(raw, resolveEnv ? env : {});
+  const unresolved = resolveEnv ? [] : resolved.missing.map((m) => pointer(m.path));
+  const report = (path: (string | number)[], message: string) => {
+    const here = pointer(path);
+    if (unresolved.some((p) => here === p || here.startsWith(`${p}/`))) return;
+    problems.push(`${at(offsetOf(doc, path))} ${display(path)}: ${message}`);
+  };
   for (const m of resolved.missing) report(m.path, m.message);
 
   const known = new Map(carrierKinds().map((k) => [k.section, k]));

@@ -4,9 +4,7 @@
 // inbound messages come to `/hooks/carriers/{name}` on this server, signed by Twilio.
 import { Type, type Static } from 'typebox';
 import { Secret } from '../config/secrets.ts';
-import { namedEntries, registerCarrierKind } from '../config/registry.ts';
 import { LinkName } from '../smpp/config.ts';
-import { probeTwilio } from './probe.ts';
 
 export const HttpSmsConfig = Type.Object({
   name: LinkName,
@@ -22,12 +20,3 @@ export type HttpSmsConfig = Static<typeof HttpSmsConfig>;
 export function accountUrl(c: HttpSmsConfig): string {
   return `${c.api_base_url.replace(/\/+$/, '')}/2010-04-01/Accounts/${c.account_sid}`;
 }
-
-registerCarrierKind({
-  section: 'http_sms',
-  schema: Type.Array(HttpSmsConfig),
-  links: (value, base) => namedEntries<HttpSmsConfig>(value, base, (c) => ({
-    kind: 'http_sms', role: 'messaging', channels: [...c.channels], target: `${c.provider} ${accountUrl(c)}`,
-  })),
-  probe: (link, opts) => probeTwilio(link.config as HttpSmsConfig, opts.timeoutMs),
-});

@@ -15,10 +15,32 @@ import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
+import { prepareFor, prepareStatement } from '../../store/prepared.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { MessageHandoffSink, MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
 import { KeyedLock } from './keyed-lock.ts';
 import type { CarrierPartRow } from './tables.ts';
+
+// Every part of every live message runs these: compiled once.
+const committedParts = prepareFor((db, messageId: string) => db.selectFrom('carrier_parts').select(['part', 'carrier_message_id']).where('message_id', '=', messageId), 1);
+const partsOf = prepareFor((db, messageId: string) => db.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part'), 1);
+const insertPartRow = prepareStatement((db, ...p: [string, number, number, string, string, string]) => db.insertInto('carrier_parts').values({
+  message_id: p[0], part: p[1], parts: p[2], link: p[3], carrier_message_id: p[4], status: 'submitted', state: null, error: null, created_at: p[5], updated_at: p[5],
+}).onConflict((oc) => oc.columns(['message_id', 'part']).doNothing()), 6);
+const earlyReceipt = prepareFor((db, link: string, carrierId: string) => db.selectFrom('carrier_early_receipts').selectAll()
+  .where('link', '=', link).where('carrier_message_id', '=', carrierId), 2);
+const dropEarlyReceipt = prepareStatement((db, link: string, carrierId: string) => db.deleteFrom('carrier_early_receipts')
+  .where('link', '=', link).where('carrier_message_id', '=', carrierId), 2);
+const parkReceipt = prepareStatement((db, ...r: [string, string, string, string | null, string]) => db.insertInto('carrier_early_receipts')
+  .values({ link: r[0], carrier_message_id: r[1], state: r[2], error: r[3], received_at: r[4] })
+  .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), error: eb.ref('excluded.error') }))), 5);
+const partByCarrierId = prepareFor((db, link: string, carrierId: string) => db.selectFrom('carrier_parts').select(['message_id', 'part'])
+  .where('link', '=', link).where('carrier_message_id', '=', carrierId), 2);
+/** A final outcome replaces only `submitted`; `read` also follows `delivered` (never the reverse). */
+const markPartFinal = prepareStatement((db, ...m: [PartOutcome, string, string | null, string, string, number]) => db.updateTable('carrier_parts')
+  .set({ status: m[0], state: m[1], error: m[2], updated_at: m[3] }).where('message_id', '=', m[4]).where('part', '=', m[5]).where('status', '=', 'submitted'), 6);
+const markPartRead = prepareStatement((db, ...m: [PartOutcome, string, string | null, string, string, number]) => db.updateTable('carrier_parts')
+  .set({ status: m[0], state: m[1], error: m[2], updated_at: m[3] }).where('message_id', '=', m[4]).where('part', '=', m[5]).where('status', 'in', ['submitted', 'delivered']), 6);
 
 export type PartOutcome = 'delivered' | 'undelivered' | 'failed' | 'read';
 
@@ -75,7 +97,7 @@ export class PartLedger {
 
   /** Carrier ids already committed for this message's parts, by part number. */
   async committed(messageId: string): Promise<Map<number, string>> {
-    const rows = await this.db.selectFrom('carrier_parts').select(['part', 'carrier_message_id']).where('message_id', '=', messageId).execute();
+    const rows = await committedParts(this.db, messageId);
     return new Map(rows.map((r) => [r.part, r.carrier_message_id]));
   }
 
@@ -108,13 +130,12 @@ export class PartLedger {
   /** Applies one receipt (or parks it until its part commits). */
   async receipt(r: PartReceipt): Promise<void> {
     await this.lock.run(`${r.link}\0${r.carrierIds[0]}`, () => inTransaction(this.db, async (trx) => {
-      const part = await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
-        .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
+      const part = r.carrierIds.length === 1
+        ? (await partByCarrierId(trx, r.link, r.carrierIds[0]!))[0]
+        : await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
+          .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
       if (!part) {
-        await trx.insertInto('carrier_early_receipts')
-          .values({ link: r.link, carrier_message_id: r.carrierIds[0]!, state: r.state, error: r.error, received_at: this.clock.now().toISOString() })
-          .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doUpdateSet({ state: r.state, error: r.error }))
-          .execute();
+        await parkReceipt(trx, r.link, r.carrierIds[0]!, r.state, r.error, this.clock.now().toISOString());
         return;
       }
       await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
@@ -143,7 +164,7 @@ export class PartLedger {
     // neither completes the message (on PostgreSQL each reads before the other commits). So
     // settling takes turns per message, and the one that waits reads what the first committed.
     await lockUntilCommit(trx, `message-parts:${messageId}`);
-    const parts = await trx.selectFrom('carrier_parts').selectAll().where('message_id', '=', messageId).orderBy('part').execute();
+    const parts = await partsOf(trx, messageId);
     const report = aggregate(messageId, parts);
     if (!report) return;
     try {
@@ -160,21 +181,16 @@ export class PartLedger {
   /** Inserts a part and applies a receipt parked for it; true when one was. */
   private async insertPart(trx: Trx, link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<boolean> {
     const now = this.clock.now().toISOString();
-    await trx.insertInto('carrier_parts').values({
-      message_id: messageId, part, parts, link, carrier_message_id: carrierId, status: 'submitted', state: null, error: null, created_at: now, updated_at: now,
-    }).onConflict((oc) => oc.columns(['message_id', 'part']).doNothing()).execute();
-    const early = await trx.selectFrom('carrier_early_receipts').selectAll().where('link', '=', link).where('carrier_message_id', '=', carrierId).executeTakeFirst();
+    await insertPartRow(trx, messageId, part, parts, link, carrierId, now);
+    const [early] = await earlyReceipt(trx, link, carrierId);
     if (!early) return false;
     await this.markPart(trx, messageId, part, outcomeOfState(early.state), early.state, early.error);
-    await trx.deleteFrom('carrier_early_receipts').where('link', '=', link).where('carrier_message_id', '=', carrierId).execute();
+    await dropEarlyReceipt(trx, link, carrierId);
     return true;
   }
 
   private async markPart(trx: Trx, messageId: string, part: number, outcome: PartOutcome, state: string, error: string | null): Promise<void> {
-    // A final outcome replaces only `submitted`; `read` also follows `delivered` (never the reverse).
-    const from = outcome === 'read' ? ['submitted', 'delivered'] as const : ['submitted'] as const;
-    await trx.updateTable('carrier_parts').set({ status: outcome, state, error, updated_at: this.clock.now().toISOString() })
-      .where('message_id', '=', messageId).where('part', '=', part).where('status', 'in', [...from]).execute();
+    await (outcome === 'read' ? markPartRead : markPartFinal)(trx, outcome, state, error, this.clock.now().toISOString(), messageId, part);
   }
 
   private requireSink(): MessageStatusSink {

@@ -11,8 +11,9 @@ import { EventEmitter } from 'node:events';
 import { availableParallelism } from 'node:os';
 import type { PortRange } from './port-range.ts';
 import type { EngineStats, MediaCommand, MediaEvent, MediaReply, RemoteMedia, SessionStats } from './protocol.ts';
-import type { WavStreamResult } from './wav-stream.ts';
+import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { MediaWorkerHandle } from './worker-handle.ts';
+import { BusSeats } from './bus-seats.ts';
 
 export interface MediaEngineOptions {
   /** Address RTP sockets bind to. */
@@ -28,6 +29,11 @@ export class MediaEngine {
   private readonly placement = new Map<string, MediaWorkerHandle>();
   private nextPlay = 1;
   private lastPlaced = -1;
+  private readonly buses = new BusSeats();
+  /** The worker each conference recording is taken on. */
+  private readonly taps = new Map<string, MediaWorkerHandle>();
+  /** The bus each conference leg writes to. */
+  private readonly busOf = new Map<string, string>();
   /** Emits `event` for every MediaEvent, and `<type>:<leg id>` for listeners of one leg. */
   readonly events = new EventEmitter();
 
@@ -88,6 +94,48 @@ export class MediaEngine {
     await this.request({ op: 'bridge', id, peer });
   }
 
+  /**
+   * What a conference leg hears from now (conference-mix.ts): on the bus `bus` (made with room
+   * for `capacity` legs when its first leg joins), the sum of the legs `hears`, or the hold tone
+   * (`hears` null); `null` takes the leg off its bus. The legs may live on any workers.
+   */
+  async mix(id: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void> {
+    if (mix === null) {
+      const bus = this.busOf.get(id);
+      if (bus !== undefined) this.buses.leave(bus, id);
+      this.busOf.delete(id);
+      await this.request({ op: 'mix', id, mix: null });
+      return;
+    }
+    const previous = this.busOf.get(id);
+    if (previous !== undefined && previous !== mix.bus) this.buses.leave(previous, id);
+    this.busOf.set(id, mix.bus);
+    const { buffer, slot, slotsOf } = this.buses.seat(mix.bus, mix.capacity, id);
+    await this.request({ op: 'mix', id, mix: { bus: mix.bus, buffer, slot, hears: mix.hears === null ? null : slotsOf(mix.hears) } });
+  }
+
+  /**
+   * Records the room of bus `bus` (room-tap.ts) into `path` as recording `id`: the sum of the
+   * legs in `hears`. Called again with the same id, it changes whom the room hears.
+   */
+  async tap(id: string, tap: { bus: string; capacity: number; hears: string[]; path: string }): Promise<void> {
+    let worker = this.taps.get(id);
+    if (!worker) {
+      worker = this.leastLoaded();
+      this.taps.set(id, worker);
+    }
+    const { buffer, slotsOf } = this.buses.slots(tap.bus, tap.capacity);
+    await worker.request({ op: 'tap', id, buffer, hears: slotsOf(tap.hears), path: tap.path });
+  }
+
+  /** Stops recording `id`; its file is complete when this resolves (null: there was none). */
+  async stopTap(id: string): Promise<WavStreamResult | null> {
+    const worker = this.taps.get(id);
+    if (!worker) return null;
+    this.taps.delete(id);
+    return ((await worker.request({ op: 'stop_tap', id })) as { recording: WavStreamResult | null }).recording;
+  }
+
   /** Starts or stops the ringback tone on a leg whose second leg is ringing (see ringback.ts). */
   async ringback(id: string, on: boolean): Promise<void> {
     await this.request({ op: 'ringback', id, on });
@@ -96,6 +144,9 @@ export class MediaEngine {
   async close(id: string): Promise<SessionStats | undefined> {
     const worker = this.placement.get(id);
     if (!worker) return undefined;
+    const bus = this.busOf.get(id);
+    if (bus !== undefined) this.buses.leave(bus, id);
+    this.busOf.delete(id);
     try {
       return ((await worker.request({ op: 'close', id })) as { stats?: SessionStats }).stats;
     } finally {
@@ -141,7 +192,7 @@ export class MediaEngine {
     worker.legs--;
   }
 
-  private request(command: Exclude<MediaCommand, { op: 'open' | 'close' | 'stats' }>): Promise<MediaReply> {
+  private request(command: Exclude<MediaCommand, { op: 'open' | 'close' | 'stats' | 'tap' | 'stop_tap' }>): Promise<MediaReply> {
     const worker = this.placement.get(command.id);
     if (!worker) return Promise.reject(new Error(`no media session ${command.id}`));
     return worker.request(command);

@@ -3,7 +3,7 @@
 import type { G711Codec } from './g711.ts';
 import type { PortRange } from './port-range.ts';
 import type { TickerStats } from './ticker.ts';
-import type { WavStreamResult } from './wav-stream.ts';
+import type { WavStreamResult } from '../../media/wav-stream.ts';
 
 export interface RemoteMedia {
   address: string;
@@ -12,6 +12,8 @@ export interface RemoteMedia {
   payloadType: number;
   /** The negotiated telephone-event payload type, or null when the peer has none. */
   dtmfPayloadType: number | null;
+  /** False while the far end takes none of our media (it holds the call): nothing is sent. Default true. */
+  sending?: boolean;
 }
 
 export interface SessionStats {
@@ -34,6 +36,15 @@ export type MediaCommand =
   | { op: 'stop_recording'; id: string }
   | { op: 'bridge'; id: string; peer: string | null }
   | { op: 'ringback'; id: string; on: boolean }
+  /**
+   * A conference leg's mix (conference-mix.ts): it writes its frames to `slot` of the bus in
+   * `buffer` and hears the sum of the `hears` slots, or the hold tone (`hears` null); null: it
+   * left. `bus` names the bus, so a leg that stays on it keeps its place in each slot.
+   */
+  | { op: 'mix'; id: string; mix: { bus: string; buffer: SharedArrayBuffer; slot: number; hears: number[] | null } | null }
+  /** A conference recording (room-tap.ts) named `id`: started on the bus in `buffer`, or told the slots the room hears now. */
+  | { op: 'tap'; id: string; buffer: SharedArrayBuffer; hears: number[]; path: string }
+  | { op: 'stop_tap'; id: string }
   | { op: 'close'; id: string }
   /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
   | { op: 'stats'; reset?: boolean };

@@ -11,9 +11,11 @@ import { parseRtp, serializeRtp } from './packet.ts';
 import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
 import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
 import { VoiceActivity } from './voice-activity.ts';
-import { WavStreamWriter, type WavStreamResult } from './wav-stream.ts';
+import { WavStreamWriter, type WavStreamResult } from '../../media/wav-stream.ts';
 import { RINGBACK_CYCLE } from './ringback.ts';
-import type { MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
+import { HOLD_CYCLE, type LegMix } from './conference-mix.ts';
+import { BusListener, ConferenceBus } from './conference-bus.ts';
+import type { MediaCommand, MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
 
 export const FRAME_SAMPLES = 160;
 
@@ -32,7 +34,10 @@ interface Outgoing {
 }
 
 export class RtpSession {
+  /** Where media goes: as signalled, or where the far end's media really comes from once latched. */
   private remote: RemoteMedia | undefined;
+  /** The far end as its SDP says. */
+  private signalled: RemoteMedia | undefined;
   private latched = false;
   private readonly jitter = new JitterBuffer();
   private readonly dtmf = new DtmfDetector();
@@ -63,9 +68,16 @@ export class RtpSession {
     socket.on('message', (datagram, from) => this.receive(datagram, from.address, from.port));
   }
 
+  /** The far end's media, from an offer or answer; a new one (hold, resume, a refresh) keeps the latch unless it moved. */
   setRemote(remote: RemoteMedia): void {
-    this.remote = remote;
-    this.latched = false;
+    const moved = remote.address !== this.signalled?.address || remote.port !== this.signalled?.port;
+    this.signalled = remote;
+    if (moved || !this.latched || !this.remote) {
+      this.remote = remote;
+      this.latched = false;
+    } else {
+      this.remote = { ...remote, address: this.remote.address, port: this.remote.port };
+    }
   }
 
   play(playId: string, pcm: Int16Array): void {
@@ -96,6 +108,26 @@ export class RtpSession {
     this.peer = peer;
   }
 
+  private conference: LegMix | undefined;
+  private holdAt = 0;
+
+  /**
+   * This leg's share of a conference mix (conference-mix.ts), or none: it hears nothing of a
+   * conference. A leg that stays on the same bus keeps its place in the slots it heard already.
+   */
+  mix(mix: Extract<MediaCommand, { op: 'mix' }>['mix']): void {
+    if (mix === null) {
+      this.conference = undefined;
+      return;
+    }
+    const same = this.conference?.busId === mix.bus ? this.conference : undefined;
+    const bus = same?.bus ?? new ConferenceBus(mix.buffer);
+    let listener: BusListener | null = null;
+    if (mix.hears !== null) listener = same?.listener ? same.listener.rehear(mix.hears) : new BusListener(bus, mix.hears);
+    if (mix.hears === null && same?.listener !== null) this.holdAt = 0;
+    this.conference = { busId: mix.bus, bus, slot: mix.slot, listener };
+  }
+
   /** Ringback while a second leg rings: heard only when nothing is played and no bridged leg sends early media. */
   ringback(on: boolean): void {
     this.ringbackAt = on ? (this.ringbackAt ?? 0) : null;
@@ -110,9 +142,11 @@ export class RtpSession {
   tickIn(): void {
     if (!this.remote) {
       this.pcmIn.fill(0);
+      this.conference?.bus.write(this.conference.slot, this.pcmIn);
       return;
     }
     this.jitter.pull(this.pcmIn);
+    this.conference?.bus.write(this.conference.slot, this.pcmIn);
     const talking = this.activity.accept(this.pcmIn);
     if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
@@ -127,6 +161,7 @@ export class RtpSession {
   close(): SessionStats {
     this.stopPlayback();
     this.peer = undefined;
+    this.conference = undefined;
     try {
       this.socket.close();
     } catch {
@@ -148,6 +183,7 @@ export class RtpSession {
       return out;
     }
     const playback = this.playQueue[0];
+    const listener = this.conference?.listener;
     if (playback) {
       const chunk = playback.pcm.subarray(playback.at, playback.at + FRAME_SAMPLES);
       out.set(chunk);
@@ -156,13 +192,23 @@ export class RtpSession {
         this.playQueue.shift();
         this.emit({ type: 'played', id: this.id, playId: playback.playId, interrupted: false });
       }
+      // In a conference a prompt (a beep, an announcement) is heard over the room, not instead of it.
+      listener?.mixInto(out);
     } else if (this.peer) {
       out.set(this.peer.pcmIn);
+    } else if (listener) {
+      listener.mixInto(out);
+    } else if (this.conference) {
+      out.set(HOLD_CYCLE.subarray(this.holdAt, this.holdAt + FRAME_SAMPLES));
+      this.holdAt = (this.holdAt + FRAME_SAMPLES) % HOLD_CYCLE.length;
     } else if (this.ringbackAt !== null) {
       out.set(RINGBACK_CYCLE.subarray(this.ringbackAt, this.ringbackAt + FRAME_SAMPLES));
       this.ringbackAt = (this.ringbackAt + FRAME_SAMPLES) % RINGBACK_CYCLE.length;
     }
-    if (this.remote) {
+    if (this.remote?.sending === false) {
+      // On hold: the far end takes nothing, so nothing is sent (and the file's sent channel is silent).
+      out.fill(0);
+    } else if (this.remote) {
       this.send({ payload: encodeG711(this.remote.codec, out, this.encoded), marker: false, payloadType: this.remote.payloadType });
     }
     return out;
@@ -189,7 +235,7 @@ export class RtpSession {
   }
 
   private send(packet: Outgoing): void {
-    if (!this.remote) return;
+    if (!this.remote || this.remote.sending === false) return;
     const datagram = serializeRtp({
       payloadType: packet.payloadType,
       marker: packet.marker,

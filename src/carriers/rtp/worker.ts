@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { RtpSession } from './session.ts';
 import { Ticker } from './ticker.ts';
 import { bindInRange } from './port-range.ts';
+import { RoomTap } from './room-tap.ts';
 import type { MediaCommand, MediaEvent, MediaReply, WorkerMessage } from './protocol.ts';
 
 const port = parentPort;
@@ -27,10 +28,14 @@ const closedLegs = { packetsReceived: 0, packetsSent: 0 };
 const PHASES = 4;
 const phases: Set<RtpSession>[] = Array.from({ length: PHASES }, () => new Set());
 
+/** Conference recordings taken on this worker, by recording id; they read the bus in the last phase. */
+const taps = new Map<string, RoomTap>();
+
 const ticker = new Ticker((phase) => {
   const legs = phases[phase] as Set<RtpSession>;
   for (const session of legs) session.tickIn();
   for (const session of legs) session.tickOut();
+  if (phase === PHASES - 1) for (const tap of taps.values()) tap.tick();
 }, 20, 10, PHASES);
 
 function emptiestPhase(): Set<RtpSession> {
@@ -93,6 +98,24 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
     case 'ringback':
       session(command.id).ringback(command.on);
       return {};
+    case 'mix':
+      session(command.id).mix(command.mix);
+      return {};
+    case 'tap': {
+      const tap = taps.get(command.id);
+      if (tap) tap.rehear(command.hears);
+      else {
+        taps.set(command.id, await RoomTap.open(command.buffer, command.hears, command.path));
+        ticker.begin();
+      }
+      return {};
+    }
+    case 'stop_tap': {
+      const tap = taps.get(command.id);
+      taps.delete(command.id);
+      if (sessions.size === 0 && taps.size === 0) ticker.stop();
+      return { recording: (await tap?.close()) ?? null };
+    }
     case 'close': {
       const leg = sessions.get(command.id);
       if (!leg) return {};
@@ -104,7 +127,7 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       const stats = leg.close();
       closedLegs.packetsReceived += stats.packetsReceived;
       closedLegs.packetsSent += stats.packetsSent;
-      if (sessions.size === 0) ticker.stop();
+      if (sessions.size === 0 && taps.size === 0) ticker.stop();
       return { stats };
     }
     case 'stats': {

@@ -6,12 +6,13 @@
 // the flow's side of the call, as a live bridge relays the second leg's audio to the far end,
 // so the call's recording carries it, under the flow's party as speaker (the dial result
 // names the number).
-import type { BridgeOp, MediaResult } from '../media-port.ts';
-import { speakerOn, type TranscriptSegment } from '../../modules/recordings/transcript.ts';
+import type { BridgeOp, MediaResult } from '../../telephony/media-ops.ts';
+import { speakerOn, type TranscriptSegment } from '../../telephony/transcript.ts';
 import { RING_SECONDS, SPEECH_START_SECONDS, destination } from './magic-numbers.ts';
-import { simulatedDialogue, type CallChannel } from './conversation-script.ts';
+import { simulatedDialogue } from './conversation-script.ts';
+import type { CallChannel } from '../../telephony/transcript.ts';
 import { timeDialogue } from './speech.ts';
-import { talkTime } from './voice.ts';
+import { talkTime } from './talk-time.ts';
 
 export interface BridgePlan {
   /** Simulated seconds from the dial to the end of the bridge. */

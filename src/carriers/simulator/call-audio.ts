@@ -4,8 +4,8 @@
 // those spans (clipped at span edges) moved to recording time, and its audio is
 // synthesized from exactly that transcript, slice by slice, so words and sound line up by
 // construction and a recording of any length is produced in bounded memory.
-import type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
-import type { RecordingFormat } from '../media-port.ts';
+import type { TranscriptSegment, TranscriptWord } from '../../telephony/transcript.ts';
+import type { RecordingFormat } from '../../telephony/media-ops.ts';
 import { simulatedDialogue, type DialogueKind } from './conversation-script.ts';
 import { synthesizeFrames, timeDialogue } from './speech.ts';
 import { SPEECH_START_SECONDS } from './magic-numbers.ts';
@@ -19,7 +19,11 @@ export interface SimulatedLeg {
 
 const round3 = (s: number) => Math.round(s * 1000) / 1000;
 
-/** The whole call's speech in talk seconds; a leg's words stop where the next leg starts. */
+/**
+ * The whole call's speech in talk seconds: each leg speaks from the moment it was connected
+ * (its dialogue is already timed from there), and its words stop where the next leg starts.
+ * The legs stay on the call's one timeline: nothing is moved here.
+ */
 export function callTimeline(callId: string, legs: SimulatedLeg[]): TranscriptSegment[] {
   return legs.flatMap((leg, i) => {
     const until = legs[i + 1]?.at ?? Infinity;
@@ -28,16 +32,16 @@ export function callTimeline(callId: string, legs: SimulatedLeg[]): TranscriptSe
   });
 }
 
-/** Words overlapping [from, to), clipped to it and shifted by `offset - from`. */
-function clip(segments: TranscriptSegment[], from: number, to: number, offset: number): TranscriptSegment[] {
+/** Words overlapping [from, to), clipped to it, then moved by `shift` seconds. */
+function clip(segments: TranscriptSegment[], from: number, to: number, shift: number): TranscriptSegment[] {
   const out: TranscriptSegment[] = [];
   for (const segment of segments) {
     const words: TranscriptWord[] = segment.words
       .filter((w) => w.end > from && w.start < to)
       .map((w) => ({
         text: w.text,
-        start: round3(Math.max(w.start, from) - from + offset),
-        end: round3(Math.min(w.end, to) - from + offset),
+        start: round3(Math.max(w.start, from) + shift),
+        end: round3(Math.min(w.end, to) + shift),
       }))
       .filter((w) => w.end > w.start);
     if (words.length === 0) continue;
@@ -62,7 +66,8 @@ export function recordingTranscript(
   let offset = 0;
   for (const span of spans) {
     const end = span.end ?? span.start;
-    transcript.push(...clip(timeline, span.start, end, offset));
+    // This span's first instant lands where the spans before it end in the recording.
+    transcript.push(...clip(timeline, span.start, end, offset - span.start));
     offset = round3(offset + Math.max(0, end - span.start));
   }
   return { transcript, durationSeconds: offset };

@@ -4,24 +4,21 @@
 // or say step waits until a gather is listening and its prompts have ended (or a record has
 // beeped); a wait step
 // passes simulated time; after the last step the caller stays on the line until the flow
-// hangs up. Every step is a durable job on the account's test clock; the script's position is
+// hangs up. In a conference a press or say step is taken at once. Every step is a durable job on the account's test clock; the script's position is
 // in the simulator's call state, so a restart resumes it and a stale job does nothing.
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import type { CallRow } from '../../modules/calls/tables.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
 import type { CallSignals } from '../carrier.ts';
-import type { SimulatedMediaPort } from './media.ts';
-import { readSimState, writeSimState } from './sim-state.ts';
+import type { HeardInput } from '../../telephony/media-ops.ts';
+import type { SimStates } from './sim-state.ts';
 
-export type CallerStep = { press: string } | { say: string } | { wait: number } | { hangup: true };
-
-export interface CallerScriptState {
-  steps: CallerStep[];
-  /** The next step to take. */
-  pos: number;
-  /** A press or say step waits for the next gather to listen. */
-  waiting: boolean;
+/** What a script needs of the simulator's media port (media.ts), named here so the two do not import each other. */
+export interface ScriptedMedia {
+  readonly states: SimStates;
+  elapsed(trx: Trx, call: CallRef): Promise<number>;
+  farEnd(trx: Trx, call: CallRef, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void>;
 }
 
 export const SCRIPT_JOB = 'simulator.caller_script';
@@ -34,14 +31,14 @@ interface ScriptStep {
 export class CallerScripts {
   constructor(
     private readonly platform: Platform,
-    private readonly media: SimulatedMediaPort,
+    private readonly media: ScriptedMedia,
     private readonly signals: () => CallSignals,
   ) {
     platform.jobs.register<ScriptStep>(SCRIPT_JOB, (step) => this.run(step));
   }
 
   /** Schedules the step at `pos` in `simulatedSeconds` (inside the caller's transaction). */
-  static async schedule(platform: Platform, trx: Trx, call: Pick<CallRow, 'id' | 'mode' | 'account_id'>, pos: number, simulatedSeconds: number): Promise<void> {
+  static async schedule(platform: Platform, trx: Trx, call: Pick<CallRef, 'id' | 'mode' | 'account_id'>, pos: number, simulatedSeconds: number): Promise<void> {
     await platform.jobs.enqueue(trx, SCRIPT_JOB, { callId: call.id, pos } satisfies ScriptStep, {
       delaySeconds: simulatedSeconds * platform.config.simTimeScale,
       clockId: call.mode === 'sandbox' ? call.account_id : null,
@@ -49,8 +46,8 @@ export class CallerScripts {
   }
 
   /** The call was answered: the script starts now. */
-  async start(trx: Trx, call: CallRow): Promise<void> {
-    const state = await readSimState(trx, call.id);
+  async start(trx: Trx, call: CallRef): Promise<void> {
+    const state = await this.media.states.read(trx, call.id);
     if (!state.script || state.script.steps.length === 0) return;
     await CallerScripts.schedule(this.platform, trx, call, 0, 0);
   }
@@ -58,9 +55,9 @@ export class CallerScripts {
   private async run(step: ScriptStep): Promise<void> {
     await inTransaction(this.platform.database.db, async (trx) => {
       const signals = this.signals();
-      const call = await signals.lock(trx, step.callId);
+      const call = await this.media.states.store.lock(trx, step.callId);
       if (!call || call.status !== 'in_progress') return;
-      let state = await readSimState(trx, call.id);
+      let state = await this.media.states.read(trx, call.id);
       if (!state.script || state.script.pos !== step.pos) return;
       for (;;) {
         const script = state.script!;
@@ -68,21 +65,29 @@ export class CallerScripts {
         if (!next) return;
         if ('wait' in next) {
           script.pos += 1;
-          await writeSimState(trx, call.id, state);
+          await this.media.states.write(trx, call.id, state);
           return CallerScripts.schedule(this.platform, trx, call, script.pos, next.wait);
         }
         if ('hangup' in next) {
           script.pos += 1;
-          await writeSimState(trx, call.id, state);
+          await this.media.states.write(trx, call.id, state);
           const talkSeconds = await this.media.elapsed(trx, call);
           return signals.ended(trx, call, { status: 'completed', hangupCause: 'normal_clearing', hangupSource: call.direction === 'inbound' ? 'caller' : 'callee', talkSeconds });
         }
         const collect = state.op?.collect;
         const record = state.op?.record;
         const now = await this.media.elapsed(trx, call);
+        // In a conference there is nothing to wait for: the caller talks to the others now.
+        if (state.op?.conference) {
+          script.pos += 1;
+          await this.media.states.write(trx, call.id, state);
+          await this.media.farEnd(trx, call, 'press' in next ? { kind: 'dtmf', digits: next.press } : { kind: 'speech', text: next.say });
+          state = await this.media.states.read(trx, call.id);
+          continue;
+        }
         if (!collect && !record) {
           script.waiting = true; // the next gather (or record) wakes the script when its prompts (or beep) end
-          await writeSimState(trx, call.id, state);
+          await this.media.states.write(trx, call.id, state);
           return;
         }
         // A gather listens but still plays its prompts (a record still beeps): act when they end.
@@ -90,9 +95,9 @@ export class CallerScripts {
         if (now + 1e-6 < readyAt) return CallerScripts.schedule(this.platform, trx, call, script.pos, readyAt - now);
         script.pos += 1;
         script.waiting = false;
-        await writeSimState(trx, call.id, state);
+        await this.media.states.write(trx, call.id, state);
         await this.media.farEnd(trx, call, 'press' in next ? { kind: 'dtmf', digits: next.press } : { kind: 'speech', text: next.say });
-        state = await readSimState(trx, call.id);
+        state = await this.media.states.read(trx, call.id);
       }
     });
   }

@@ -2,7 +2,7 @@
 // keypresses and words (typed by a developer or a caller script, heard exactly, no
 // recognition) against the prompts, barge-in, finish key, digit count and timers of the
 // operation. media.ts stores the state and turns the decisions into durable jobs.
-import type { CollectOp, MediaResult } from '../media-port.ts';
+import type { CollectOp, MediaResult } from '../../telephony/media-ops.ts';
 
 export interface CollectState {
   op: CollectOp;

@@ -1,9 +1,6 @@
 // What the sandbox phone network "says" on a simulated call. The words feed
 // both the synthetic audio and the transcript, so recordings line up in time.
-import type { Speaker } from '../../modules/recordings/transcript.ts';
-
-/** 0 = caller / `from` side, 1 = callee / `to` side. */
-export type CallChannel = 0 | 1;
+import type { CallChannel, Speaker } from '../../telephony/transcript.ts';
 
 export interface DialogueLine {
   channel: CallChannel;

@@ -6,10 +6,10 @@
 // the audio is those words (synthesised like every sandbox voice) plus the played files,
 // each party on its own channel of a stereo recording. Pure functions: media.ts stores the
 // timeline and renders it.
-import type { CallRow } from '../../modules/calls/tables.ts';
-import { speakerOn, type Speaker, type TranscriptSegment } from '../../modules/recordings/transcript.ts';
-import type { MediaOp, PromptOp } from '../media-port.ts';
-import type { CallChannel } from './conversation-script.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
+import { speakerOn, type Speaker, type TranscriptSegment } from '../../telephony/transcript.ts';
+import type { MediaOp, PromptOp } from '../../telephony/media-ops.ts';
+import type { CallChannel } from '../../telephony/transcript.ts';
 import { timeDialogue } from './speech.ts';
 
 /** The simulated text-to-speech and the simulated far end speak at the same pace. */
@@ -39,11 +39,11 @@ export interface CallSound {
  * Stereo recordings put the caller on channel 0 and the called party on 1: the flow is the
  * called party of an inbound call and the caller of an outbound one.
  */
-export function flowChannel(call: Pick<CallRow, 'direction'>): CallChannel {
+export function flowChannel(call: Pick<CallRef, 'direction'>): CallChannel {
   return call.direction === 'inbound' ? 1 : 0;
 }
 
-export function farEndChannel(call: Pick<CallRow, 'direction'>): CallChannel {
+export function farEndChannel(call: Pick<CallRef, 'direction'>): CallChannel {
   return flowChannel(call) === 1 ? 0 : 1;
 }
 
@@ -93,7 +93,7 @@ export function farEndWords(text: string, at: number, channel: CallChannel): Tra
 }
 
 /** The far end's party: the caller of an inbound call, the callee of an outbound one. */
-export function farEndSpeaker(call: Pick<CallRow, 'direction'>): Speaker {
+export function farEndSpeaker(call: Pick<CallRef, 'direction'>): Speaker {
   return speakerOn(farEndChannel(call));
 }
 

@@ -10,17 +10,25 @@
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import type { CallRow } from '../../modules/calls/tables.ts';
-import type { HeardInput, MediaEvents, MediaOp, MediaPort, MediaResult, RecordingFormat, RecordingSinks } from '../media-port.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
+import type { MediaEvents, MediaPort, RecordingSinks } from '../media-port.ts';
+import type { HeardInput, MediaOp, MediaResult, RecordingFormat } from '../../telephony/media-ops.ts';
 import { CallerScripts } from './caller-script.ts';
 import { collectResult, pressDigits, sayWords, timerResult, type CollectState } from './collect.ts';
-import { recordingFrames, recordingTranscript } from './call-audio.ts';
-import { readSimState, writeSimState, type SimState } from './sim-state.ts';
+import { recordingTranscript } from './call-audio.ts';
+import { SimStates, type SimState } from './sim-state.ts';
+import type { CarrierCallStore } from '../carrier.ts';
 import { bridgePlan, bridgedWords } from './bridge.ts';
 import { recordKey, recordResult, recordTimer, recordWords, startRecord } from './record.ts';
 import { addSound, cutSound, farEndChannel, farEndSpeaker, farEndWords, flowChannel, mixPlays, opSeconds, promptSound, soundOfSpans, type PlayedAudio } from './flow-sound.ts';
+import { SimulatedConferenceMedia } from './conference-media.ts';
+import { streamRecording } from './recording-stream.ts';
 import { readFile } from 'node:fs/promises';
-import { LINE_RATE, readPcm16Wav, toLineRate } from '../speech/pcm.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
+import { toLineRate } from '../../media/resample.ts';
+import { readPcm16Wav } from '../../media/wav.ts';
+import { SimulatedStreams } from './streams.ts';
+import type { CarrierListeners } from '../listeners.ts';
 
 const RENDER_JOB = 'simulator.recording_render';
 const OP_JOB = 'simulator.media_op';
@@ -35,10 +43,6 @@ interface OpStep {
   result?: MediaResult;
 }
 const RENDER_ATTEMPTS = 5;
-/** Audio produced per render job (then the next job continues the file). */
-export const RENDER_CHUNK_SECONDS = 600;
-/** Audio synthesised between two yields to the event loop. */
-const SLICE_SECONDS = 2;
 
 interface RenderStep {
   callId: string;
@@ -50,28 +54,41 @@ interface RenderStep {
 const round3 = (s: number) => Math.round(s * 1000) / 1000;
 
 export class SimulatedMediaPort implements MediaPort {
-  private sinks: RecordingSinks | null = null;
-  private events: MediaEvents | null = null;
   /** Calls answered in a transaction still running: their talk time is exactly 0 there. */
   private readonly answeredIn = new WeakMap<Trx, Set<string>>();
 
-  constructor(private readonly platform: Platform) {
+  /** The simulator's per-call state, kept with the call by the calls module. */
+  readonly states: SimStates;
+  readonly conferences: SimulatedConferenceMedia;
+
+  /** Media streams to the customer's WebSocket server, fed from this port's simulated audio. */
+  readonly streams: SimulatedStreams;
+
+  constructor(private readonly platform: Platform, private readonly store: CarrierCallStore, private readonly listeners: CarrierListeners) {
+    this.states = new SimStates(store);
+    this.streams = new SimulatedStreams(platform, {
+      readSound: async (trx, callId) => (await this.states.read(trx, callId)).sound,
+      writeSound: async (trx, callId, sound) => this.states.write(trx, callId, { ...await this.states.read(trx, callId), sound }),
+      elapsed: (trx, call) => this.elapsed(trx, call),
+    }, (trx, callId) => store.lock(trx, callId), () => listeners.streams());
+    this.conferences = new SimulatedConferenceMedia(platform, () => listeners.sinks());
     platform.jobs.register<RenderStep>(RENDER_JOB, (step, ctx) => this.render(step, ctx.attempt), { maxAttempts: RENDER_ATTEMPTS });
     platform.jobs.register<OpStep>(OP_JOB, (step) => this.opEnded(step));
   }
 
-  connectEvents(events: MediaEvents): void {
-    this.events = events;
+  /** The flow interpreter (every operation's end and input heard). */
+  private get events(): MediaEvents {
+    return this.listeners.media();
   }
 
-  /** The recordings module connects its sinks once it exists. */
-  connectSinks(sinks: RecordingSinks): void {
-    this.sinks = sinks;
+  /** The recordings service's sinks for captured audio. */
+  private get sinks(): RecordingSinks {
+    return this.listeners.sinks();
   }
 
   /** Starts `op`: it ends after its simulated duration on the test clock (a durable job). */
-  async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
-    const state = await readSimState(trx, call.id);
+  async run(trx: Trx, call: CallRef, opId: string, op: MediaOp): Promise<void> {
+    const state = await this.states.read(trx, call.id);
     if (op.kind === 'collect') {
       // Prompts play, then the timer for the first input runs; input moves it (collect.ts).
       const prompts = round3(op.prompts.reduce((sum, p) => sum + opSeconds(p), 0));
@@ -79,7 +96,7 @@ export class SimulatedMediaPort implements MediaPort {
       const collect: CollectState = { op, promptsEndAt: round3(now + prompts), digits: '', speech: null, tick: 0 };
       const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
       const sound = addSound(state.sound, promptSound(op.prompts, now, flowChannel(call)));
-      await writeSimState(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind, collect }, ...(script ? { script } : {}) });
+      await this.states.write(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind, collect }, ...(script ? { script } : {}) });
       // A scripted caller waiting to press or speak does so once the prompts are over.
       if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, prompts);
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', tick: 0 }, prompts + op.timeoutSeconds);
@@ -90,7 +107,7 @@ export class SimulatedMediaPort implements MediaPort {
       const record = startRecord(op, now);
       const captures = { ...state.captures, [op.recordingId]: { format: op.format, spans: [{ start: record.startAt, end: null }], generation: 0, words: [], transcribe: op.transcribe === true } };
       const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
-      await writeSimState(trx, call.id, { ...state, captures, op: { id: opId, kind: op.kind, record }, ...(script ? { script } : {}) });
+      await this.states.write(trx, call.id, { ...state, captures, op: { id: opId, kind: op.kind, record }, ...(script ? { script } : {}) });
       // A scripted caller waiting to speak does so after the beep.
       if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, record.startAt - now);
       const timer = recordTimer(record);
@@ -104,18 +121,37 @@ export class SimulatedMediaPort implements MediaPort {
       // What the dialled party says is heard on the flow's side (a bridge cut short cuts it too, in opEnded).
       const said = answerAt === null ? [] : bridgedWords(op, call.id, state.legs.length, answerAt, plan.result.talkSeconds, flowChannel(call));
       const sound = said.length > 0 ? addSound(state.sound, { segments: said }) : state.sound;
-      await writeSimState(trx, call.id, { ...state, ...(sound ? { sound } : {}), op: { id: opId, kind: op.kind, bridge: { answerAt } } });
+      await this.states.write(trx, call.id, { ...state, ...(sound ? { sound } : {}), op: { id: opId, kind: op.kind, bridge: { answerAt } } });
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished', result: plan.result }, plan.endsAfter);
       return;
     }
+    if (op.kind === 'connect') {
+      // Two sandbox calls connected hear nothing of each other (their simulated parties follow
+      // their own scripts); the connection lasts until one ends (its owner interrupts the
+      // other's) or the time limit.
+      await this.states.write(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
+      await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, op.timeLimitSeconds);
+      return;
+    }
+    if (op.kind === 'conference') {
+      // The call hears the conference from now; it stays until interrupted (removed, ended) or hung up.
+      const stay = await this.conferences.joined(trx, call, op.conferenceId, op.wait, await this.elapsed(trx, call));
+      const script = state.script?.waiting ? { ...state.script, waiting: false } : state.script;
+      await this.states.write(trx, call.id, { ...state, stays: [...(state.stays ?? []), stay], op: { id: opId, kind: op.kind, conference: stay }, ...(script ? { script } : {}) });
+      // A scripted caller waiting to speak talks to the conference at once.
+      if (state.script?.waiting) await CallerScripts.schedule(this.platform, trx, call, state.script.pos, 0);
+      return;
+    }
     // say, play and pause: the flow's side is heard from now (flow-sound.ts).
-    const sound = addSound(state.sound, promptSound([op], await this.elapsed(trx, call), flowChannel(call)));
-    await writeSimState(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind } });
+    const at = await this.elapsed(trx, call);
+    if (op.kind === 'speak') this.streams.said(trx, call, op.text, at);
+    const sound = addSound(state.sound, promptSound([op], at, flowChannel(call)));
+    await this.states.write(trx, call.id, { ...state, sound, op: { id: opId, kind: op.kind } });
     await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, opSeconds(op));
   }
 
-  async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
-    const state = await readSimState(trx, call.id);
+  async interrupt(trx: Trx, call: CallRef, opId: string): Promise<void> {
+    const state = await this.states.read(trx, call.id);
     if (state.op?.id === opId) await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'interrupted' }, 0);
   }
 
@@ -123,8 +159,8 @@ export class SimulatedMediaPort implements MediaPort {
    * The simulated far end acts (a developer with POST /v1/sandbox/calls/{id}/press or /say, or
    * a caller script): a running collect hears it; anything else only reports it as heard.
    */
-  async farEnd(trx: Trx, call: CallRow, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
-    const state = await readSimState(trx, call.id);
+  async farEnd(trx: Trx, call: CallRef, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>): Promise<void> {
+    const state = await this.states.read(trx, call.id);
     const collect = state.op?.collect;
     // One instant for everything this input does, so the words and a barge-in's cut line up.
     const now = await this.elapsed(trx, call);
@@ -133,9 +169,12 @@ export class SimulatedMediaPort implements MediaPort {
       const said = farEndWords(input.text, now, farEndChannel(call));
       if (said) {
         state.sound = addSound(state.sound, { segments: [said] });
-        await writeSimState(trx, call.id, state);
+        await this.states.write(trx, call.id, state);
+        // In a conference the others hear it too (as the mix's rule says).
+        if (state.op?.conference) await this.conferences.said(trx, call, state.op.conference, said);
       }
     }
+    this.streams.heard(trx, call, input, now);
     if (state.op?.record) await this.recordHears(trx, call, state, input, now);
     if (state.op && collect) {
       const promptsEndAt = collect.promptsEndAt;
@@ -143,11 +182,11 @@ export class SimulatedMediaPort implements MediaPort {
       // Barge-in cut the prompts: nothing of them sounds after this moment.
       if (collect.promptsEndAt < promptsEndAt) state.sound = cutSound(state.sound, flowChannel(call), now);
       if (decision.kind !== 'ignored') {
-        await writeSimState(trx, call.id, state);
+        await this.states.write(trx, call.id, state);
         const step: OpStep = { callId: call.id, opId: state.op.id, reason: 'finished', tick: collect.tick };
         if (decision.kind === 'finish') {
           collect.tick += 1; // every timer set so far is now stale
-          await writeSimState(trx, call.id, state);
+          await this.states.write(trx, call.id, state);
           await this.scheduleOp(trx, call, { ...step, tick: collect.tick, result: decision.result }, 0);
         } else {
           await this.scheduleOp(trx, call, { ...step, ...(decision.result ? { result: decision.result } : {}) }, Math.max(0, decision.atSeconds - now));
@@ -155,29 +194,29 @@ export class SimulatedMediaPort implements MediaPort {
       }
     }
     const events = this.events;
-    if (events) trx.afterCommit(() => { void events.heard(call.id, input).catch((err) => this.platform.log.error({ err }, 'reporting input heard failed')); });
+    trx.afterCommit(() => { void events.heard(call.id, input).catch((err) => this.platform.log.error({ err }, 'reporting input heard failed')); });
   }
 
   /** A running record hears the far end: its words go into the capture, a finish key ends it. */
-  private async recordHears(trx: Trx, call: CallRow, state: SimState, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>, now: number): Promise<void> {
+  private async recordHears(trx: Trx, call: CallRef, state: SimState, input: Extract<HeardInput, { kind: 'dtmf' | 'speech' }>, now: number): Promise<void> {
     const op = state.op!;
     const record = op.record!;
     if (input.kind === 'dtmf') {
       if (!recordKey(record, input.digits)) return;
       record.tick += 1; // every timer set so far is now stale
-      await writeSimState(trx, call.id, state);
+      await this.states.write(trx, call.id, state);
       await this.scheduleOp(trx, call, { callId: call.id, opId: op.id, reason: 'finished', tick: record.tick, result: recordResult(record, 'finish_key', now) }, 0);
       return;
     }
     const segment = recordWords(record, input.text, now, farEndSpeaker(call));
     if (!segment) return;
     state.captures?.[record.recordingId]?.words?.push(segment);
-    await writeSimState(trx, call.id, state);
+    await this.states.write(trx, call.id, state);
     const timer = recordTimer(record);
     await this.scheduleOp(trx, call, { callId: call.id, opId: op.id, reason: 'finished', tick: record.tick, result: recordResult(record, timer.reason, timer.atSeconds) }, Math.max(0, timer.atSeconds - now));
   }
 
-  private async scheduleOp(trx: Trx, call: CallRow, step: OpStep, simulatedSeconds: number): Promise<void> {
+  private async scheduleOp(trx: Trx, call: CallRef, step: OpStep, simulatedSeconds: number): Promise<void> {
     await this.platform.jobs.enqueue(trx, OP_JOB, step, {
       delaySeconds: simulatedSeconds * this.platform.config.simTimeScale,
       clockId: call.mode === 'sandbox' ? call.account_id : null,
@@ -187,13 +226,11 @@ export class SimulatedMediaPort implements MediaPort {
   /** The op's time is up (or it was cut short): clear it, then report it once, after the commit. */
   private async opEnded(step: OpStep): Promise<void> {
     const result = await inTransaction(this.platform.database.db, async (trx) => {
-      let q = trx.selectFrom('calls').selectAll().where('id', '=', step.callId);
-      if (this.platform.database.engine === 'postgres') q = q.forUpdate();
-      const call = await q.executeTakeFirst();
+      const call = await this.store.lock(trx, step.callId);
       if (!call) return null;
-      const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
+      const state = JSON.parse(call.carrier_state) as SimState;
       if (state.op?.id !== step.opId) return null;
-      const { kind, collect, bridge, record } = state.op;
+      const { kind, collect, bridge, record, conference } = state.op;
       const timer = collect ?? record;
       if (timer && step.tick !== undefined && step.tick !== timer.tick) return null; // a newer input moved the timer
       delete state.op;
@@ -204,12 +241,17 @@ export class SimulatedMediaPort implements MediaPort {
         // The capture ends where the record did (a hang-up may have closed it already); the flow's stop renders it.
         const open = state.captures?.[record.recordingId]?.spans.at(-1);
         if (open && open.end === null) open.end = round3(record.startAt + result.durationSeconds);
-        await writeSimState(trx, call.id, state);
+        await this.states.write(trx, call.id, state);
         return result;
+      }
+      // A conference is only left, never finished: removed or ended (interrupted), or hung up.
+      if (kind === 'conference') {
+        await this.states.write(trx, call.id, state);
+        return { kind: 'conference', conferenceId: conference?.conferenceId ?? '', reason: reason === 'hangup' ? 'hangup' : 'interrupted' } satisfies MediaResult;
       }
       // Cut short: the prompt stops sounding now.
       if (reason !== 'finished') state.sound = cutSound(state.sound, flowChannel(call), await this.elapsed(trx, call));
-      await writeSimState(trx, call.id, state);
+      await this.states.write(trx, call.id, state);
       if (collect) return reason === 'finished' ? (step.result ?? timerResult(collect)) : collectResult(collect, reason);
       if (bridge) {
         if (reason === 'finished' && step.result) return step.result;
@@ -220,7 +262,6 @@ export class SimulatedMediaPort implements MediaPort {
       return simpleResult(kind, reason);
     });
     if (!result) return;
-    if (!this.events) throw new Error('simulated media port used before the flow interpreter connected');
     await this.events.finished(step.callId, step.opId, result);
   }
 
@@ -242,7 +283,7 @@ export class SimulatedMediaPort implements MediaPort {
     this.answeredIn.set(trx, set);
   }
 
-  async elapsed(trx: Trx, call: CallRow): Promise<number> {
+  async elapsed(trx: Trx, call: CallRef): Promise<number> {
     if (!call.answered_at || this.answeredIn.get(trx)?.has(call.id)) return 0;
     // An ended call's media stopped at its end, whenever the job that noticed runs.
     if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
@@ -251,122 +292,68 @@ export class SimulatedMediaPort implements MediaPort {
     return Math.max(0, Math.round(elapsedMs / this.platform.config.simTimeScale) / 1000);
   }
 
-  async startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void> {
+  async startCapture(trx: Trx, call: CallRef, recordingId: string, format: RecordingFormat): Promise<void> {
     const at = await this.elapsed(trx, call);
-    const state = await readSimState(trx, call.id);
+    const state = await this.states.read(trx, call.id);
     const captures = state.captures ?? {};
     const previous = captures[recordingId];
     if (previous?.spans.at(-1)?.end === null) return;
     captures[recordingId] = { format, spans: [...(previous?.spans ?? []), { start: at, end: null }], generation: previous?.generation ?? 0 };
-    await writeSimState(trx, call.id, { ...state, captures });
+    await this.states.write(trx, call.id, { ...state, captures });
   }
 
-  async pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+  async pauseCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void> {
     await this.closeSpan(trx, call, recordingId);
   }
 
-  async stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+  async stopCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void> {
     const capture = await this.closeSpan(trx, call, recordingId, true);
     if (!capture) return;
     const step: RenderStep = { callId: call.id, recordingId, generation: capture.generation, fromFrame: 0 };
     await this.platform.jobs.enqueue(trx, RENDER_JOB, step, { clockId: call.mode === 'sandbox' ? call.account_id : null });
   }
 
-  private async closeSpan(trx: Trx, call: CallRow, recordingId: string, stop = false) {
-    const state = await readSimState(trx, call.id);
+  private async closeSpan(trx: Trx, call: CallRef, recordingId: string, stop = false) {
+    const state = await this.states.read(trx, call.id);
     const capture = state.captures?.[recordingId];
     if (!capture) return undefined;
     const open = capture.spans.at(-1);
     if (open && open.end === null) open.end = round3(Math.max(open.start, await this.elapsed(trx, call)));
     if (stop) capture.generation += 1;
-    await writeSimState(trx, call.id, state);
+    await this.states.write(trx, call.id, state);
     return capture;
   }
 
   /** One render job: up to RENDER_CHUNK_SECONDS of audio into the sink, then close it or hand over to the next job. */
   private async render(step: RenderStep, attempt: number): Promise<void> {
     const sinks = this.sinks;
-    if (!sinks) throw new Error('simulated media port used before the recordings module connected its sinks');
     const db = this.platform.database.db;
-    const call = await db.selectFrom('calls').selectAll().where('id', '=', step.callId).executeTakeFirst();
-    if (!call) return;
-    const state = JSON.parse(call.carrier_state) as import('./sim-state.ts').SimState;
+    const found = await this.store.peek(step.callId);
+    if (!found) return;
+    const { call, runsFlow } = found;
+    const state = JSON.parse(call.carrier_state) as SimState;
     const capture = state.captures?.[step.recordingId];
     if (!capture || capture.generation !== step.generation || capture.spans.at(-1)?.end === null) return;
     const { format } = capture;
     // A record verb hears the far end only; a tap of a flow call hears the flow and the far end
-    // (flow-sound.ts); a tap of any other call hears its scripted parties (call-audio.ts).
+    // (flow-sound.ts), and in a conference what the call heard there on the flow's side
+    // (conference-media.ts); a tap of any other call hears its scripted parties (call-audio.ts).
+    const until = Math.max(...capture.spans.map((s) => s.end ?? s.start));
+    const heard = runsFlow && state.stays?.length ? await this.conferences.heardOnCall(call, state.stays, flowChannel(call), until) : undefined;
     const { transcript, durationSeconds, plays } = capture.words
       ? { transcript: capture.words, durationSeconds: capture.spans.reduce((sum, s) => sum + Math.max(0, (s.end ?? s.start) - s.start), 0), plays: [] }
-      : call.flow_state ? soundOfSpans(state.sound, capture.spans) : { ...recordingTranscript(call.id, state.legs, capture.spans), plays: [] };
-    const files = new PlayedFiles(format.sampleRate);
-    const total = Math.round(durationSeconds * format.sampleRate);
-    const sink = await sinks.open(call.account_id, step.recordingId, format, step.fromFrame);
-    try {
-      let frame = sink.frameCount;
-      const until = Math.min(total, frame + RENDER_CHUNK_SECONDS * format.sampleRate);
-      const slice = SLICE_SECONDS * format.sampleRate;
-      while (frame < until) {
-        const count = Math.min(slice - (frame % slice), until - frame);
-        const frames = recordingFrames(transcript, format, step.recordingId, frame, count);
-        mixPlays(frames, await files.load(plays), format.sampleRate, frame, (path) => files.pcm(path));
-        await sink.write(frames);
-        frame += count;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      if (frame >= total) {
-        sink.words(capture.transcribe === false ? [] : transcript);
-        await sink.close();
-        return;
-      }
-      await sink.suspend();
-      await inTransaction(db, (trx) => this.platform.jobs.enqueue(trx, RENDER_JOB, { ...step, fromFrame: frame } satisfies RenderStep, {
-        clockId: call.mode === 'sandbox' ? call.account_id : null,
-      }));
-    } catch (err) {
-      if (attempt >= RENDER_ATTEMPTS) await sink.abort(`producing the audio failed: ${(err as Error).message}`);
-      else await sink.suspend().catch(() => {});
-      throw err;
-    }
+      : runsFlow ? soundOfSpans(heard ? addSound(state.sound, heard) : state.sound, capture.spans) : { ...recordingTranscript(call.id, state.legs, capture.spans), plays: [] };
+    const next = await streamRecording(sinks, {
+      accountId: call.account_id, recordingId: step.recordingId, format, transcript, plays, durationSeconds, transcribe: capture.transcribe !== false,
+    }, step.fromFrame, attempt >= RENDER_ATTEMPTS);
+    if (next === null) return;
+    await inTransaction(db, (trx) => this.platform.jobs.enqueue(trx, RENDER_JOB, { ...step, fromFrame: next } satisfies RenderStep, {
+      clockId: call.mode === 'sandbox' ? call.account_id : null,
+    }));
   }
 }
 
 function simpleResult(kind: string, reason: 'finished' | 'interrupted' | 'hangup'): MediaResult {
-  if (kind !== 'speak' && kind !== 'play' && kind !== 'silence') throw new Error(`no simple result for a ${kind} operation`);
+  if (kind !== 'speak' && kind !== 'play' && kind !== 'silence' && kind !== 'connect') throw new Error(`no simple result for a ${kind} operation`);
   return { kind, reason };
-}
-
-/**
- * The WAV files a recording's plays need, read once per render job at the recording's rate.
- * A file gone from the cache (the data dir was cleared) plays as silence.
- */
-class PlayedFiles {
-  private readonly byPath = new Map<string, Int16Array>();
-
-  constructor(private readonly sampleRate: number) {}
-
-  /** Reads the files of `plays` not read yet; returns `plays`. */
-  async load(plays: readonly PlayedAudio[]): Promise<readonly PlayedAudio[]> {
-    for (const { path } of plays) {
-      if (this.byPath.has(path)) continue;
-      try {
-        const { sampleRate, samples } = readPcm16Wav(await readFile(path));
-        this.byPath.set(path, resample(samples, sampleRate, this.sampleRate));
-      } catch {
-        this.byPath.set(path, new Int16Array(0));
-      }
-    }
-    return plays;
-  }
-
-  pcm(path: string): Int16Array {
-    return this.byPath.get(path) ?? new Int16Array(0);
-  }
-}
-
-function resample(samples: Int16Array, from: number, to: number): Int16Array {
-  if (from === to) return samples;
-  if (to === LINE_RATE) return toLineRate(samples, from);
-  // Recordings are 8 kHz; any other rate takes the nearest sample.
-  return Int16Array.from({ length: Math.floor((samples.length * to) / from) }, (_, i) => samples[Math.floor((i * from) / to)] ?? 0);
 }

@@ -3,7 +3,8 @@
 // firm order commitment (FOC) date 5 to 10 business days after its submission, the
 // number of days fixed by the order id so the same order always gets the same date.
 import { createHash } from 'node:crypto';
-import { addBusinessDays } from '../../modules/numbers/business-days.ts';
+import { addBusinessDays } from '../../telephony/business-days.ts';
+import type { PortReview, PortSubmission } from '../sandbox-network.ts';
 
 /** Seconds (before config.simTimeScale) the losing carrier takes to answer a submission. */
 export const PORT_REVIEW_SECONDS = 60;
@@ -17,17 +18,7 @@ export const PORT_MAGIC = {
   rejectPrefix: 'REJECT',
 } as const;
 
-export interface PortSubmission {
-  id: string;
-  accountNumber: string;
-  pin: string;
-  submittedAt: Date;
-}
-
-export type PortReview =
-  | { outcome: 'foc_scheduled'; focDate: Date; businessDays: number }
-  | { outcome: 'exception'; code: string; detail: string }
-  | { outcome: 'rejected'; reason: string };
+export type { PortReview, PortSubmission };
 
 /** 5..10, fixed per order id. */
 export function focBusinessDays(portId: string): number {

@@ -5,8 +5,8 @@
 // become the recording's audio and transcript (rendered like every sandbox recording), so a
 // sandbox `record` really holds the caller's speech. media.ts stores the state and turns
 // decisions into durable jobs.
-import type { MediaResult, RecordOp } from '../media-port.ts';
-import type { Speaker, TranscriptSegment } from '../../modules/recordings/transcript.ts';
+import type { MediaResult, RecordOp } from '../../telephony/media-ops.ts';
+import type { Speaker, TranscriptSegment } from '../../telephony/transcript.ts';
 
 export const BEEP_SECONDS = 0.5;
 /** Words per second of the simulated far end's speech (the simulator's pace everywhere). */

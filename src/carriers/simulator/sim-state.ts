@@ -1,15 +1,26 @@
-// The simulator's private per-call state, kept in calls.carrier_state: the parties heard on
+// The simulator's private per-call state, kept with the call by the calls module: the parties heard on
 // the call (legs) and the recordings being captured. Read and written only inside the
 // transaction that holds the call's lock, straight from the row (never from a copy a caller
 // may hold), so the voice steps and the media port never overwrite each other's changes.
 import type { Trx } from '../../store/transaction.ts';
-import type { RecordingFormat } from '../media-port.ts';
+import type { CarrierCallStore } from '../carrier.ts';
+import type { RecordingFormat } from '../../telephony/media-ops.ts';
 import type { SimulatedLeg } from './call-audio.ts';
 import type { CollectState } from './collect.ts';
-import type { CallerScriptState } from './caller-script.ts';
+import type { CallerStep } from '../sandbox-network.ts';
 import type { RecordState } from './record.ts';
-import type { TranscriptSegment } from '../../modules/recordings/transcript.ts';
+import type { TranscriptSegment } from '../../telephony/transcript.ts';
 import type { CallSound } from './flow-sound.ts';
+import type { ConferenceStay } from './conference-media.ts';
+
+/** The scripted caller's place in its script (caller-script.ts). */
+export interface CallerScriptState {
+  steps: CallerStep[];
+  /** The next step to take. */
+  pos: number;
+  /** A press or say step waits for the next gather to listen. */
+  waiting: boolean;
+}
 
 export interface SimCapture {
   format: RecordingFormat;
@@ -32,18 +43,24 @@ export interface SimState {
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
-  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState };
+  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState; conference?: ConferenceStay };
+  /** Every conference the call has been in: what it heard there goes into its recordings. */
+  stays?: ConferenceStay[];
   /** A flow call: what its flow said and played and what the far end said, in talk seconds (flow-sound.ts). */
   sound?: CallSound;
   /** The scripted caller of an inbound sandbox call (caller-script.ts). */
   script?: CallerScriptState;
 }
 
-export async function readSimState(trx: Trx, callId: string): Promise<SimState> {
-  const row = await trx.selectFrom('calls').select('carrier_state').where('id', '=', callId).executeTakeFirstOrThrow();
-  return JSON.parse(row.carrier_state) as SimState;
-}
+/** The simulator's state of each call, kept by the calls module (CarrierCallStore). */
+export class SimStates {
+  constructor(readonly store: CarrierCallStore) {}
 
-export async function writeSimState(trx: Trx, callId: string, state: SimState): Promise<void> {
-  await trx.updateTable('calls').set({ carrier_state: JSON.stringify(state) }).where('id', '=', callId).execute();
+  async read(trx: Trx, callId: string): Promise<SimState> {
+    return JSON.parse(await this.store.readState(trx, callId)) as SimState;
+  }
+
+  async write(trx: Trx, callId: string, state: SimState): Promise<void> {
+    await this.store.writeState(trx, callId, JSON.stringify(state));
+  }
 }

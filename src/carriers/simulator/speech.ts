@@ -1,10 +1,11 @@
 // Turns a simulated dialogue into a timed transcript and matching audio, so a
 // sandbox recording's words can be found in its samples (redaction relies on
 // this: a redacted word's time range must be exactly where its sound is).
-import type { CallChannel, DialogueLine } from './conversation-script.ts';
-import type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
+import type { DialogueLine } from './conversation-script.ts';
+import type { CallChannel, TranscriptSegment, TranscriptWord } from '../../telephony/transcript.ts';
+import type { WavChannelCount, WavSampleRate } from '../../media/wav.ts';
 
-export type { TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
+export type { TranscriptSegment, TranscriptWord } from '../../telephony/transcript.ts';
 
 export interface DialogueTiming {
   /** Seconds into the recording at which the first line starts. */
@@ -44,9 +45,9 @@ function toMilliseconds(seconds: number): number {
 }
 
 export interface SynthesisOptions {
-  sampleRate: 8000 | 16000;
+  sampleRate: WavSampleRate;
   /** 2 = each party on its own channel (0 caller, 1 callee); 1 = both mixed. */
-  channels: 1 | 2;
+  channels: WavChannelCount;
   durationSeconds: number;
   seed: string;
 }

@@ -8,14 +8,15 @@
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
-import type { CallRow } from '../../modules/calls/tables.ts';
-import type { CallSignals, VoiceCarrier } from '../carrier.ts';
-import { RING_SECONDS, SHORT_TALK_SECONDS, SPEECH_START_SECONDS, destination, type Destination } from './magic-numbers.ts';
-import { simulatedDialogue } from './conversation-script.ts';
-import { timeDialogue } from './speech.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
+import type { CallSignals, CarrierCallStore, VoiceCarrier } from '../carrier.ts';
+import type { CarrierListeners } from '../listeners.ts';
+import { RING_SECONDS, destination } from './magic-numbers.ts';
 import { SimulatedMediaPort } from './media.ts';
-import { readSimState, writeSimState, type SimState } from './sim-state.ts';
-import { CallerScripts, type CallerStep } from './caller-script.ts';
+import type { SimState } from './sim-state.ts';
+import { CallerScripts } from './caller-script.ts';
+import type { CallerStep } from '../sandbox-network.ts';
+import { talkTime } from './talk-time.ts';
 
 type Step =
   | { step: 'dial'; callId: string }
@@ -30,15 +31,11 @@ const JOB_KIND = 'simulator.voice';
 export class SimulatedVoiceCarrier implements VoiceCarrier {
   readonly name = 'simulator';
   readonly media: SimulatedMediaPort;
-  private signals: CallSignals | null = null;
 
-  constructor(private readonly platform: Platform) {
+  constructor(private readonly platform: Platform, store: CarrierCallStore, private readonly listeners: CarrierListeners) {
     platform.jobs.register<Step>(JOB_KIND, (step) => this.run(step));
-    this.media = new SimulatedMediaPort(platform);
-    this.scripts = new CallerScripts(platform, this.media, () => {
-      if (!this.signals) throw new Error('simulated carrier used before the calls service connected');
-      return this.signals;
-    });
+    this.media = new SimulatedMediaPort(platform, store, listeners);
+    this.scripts = new CallerScripts(platform, this.media, () => listeners.signals());
   }
 
   private readonly scripts: CallerScripts;
@@ -47,9 +44,9 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
    * An inbound sandbox call answered by a flow: it rings for RING_SECONDS, then Switchboard
    * answers (the flow starts) and the scripted caller, if any, begins.
    */
-  async ringInbound(trx: Trx, call: CallRow, script: CallerStep[]): Promise<void> {
-    const state = await readSimState(trx, call.id);
-    await writeSimState(trx, call.id, { ...state, script: { steps: script, pos: 0, waiting: false } });
+  async ringInbound(trx: Trx, call: CallRef, script: CallerStep[]): Promise<void> {
+    const state = await this.media.states.read(trx, call.id);
+    await this.media.states.write(trx, call.id, { ...state, script: { steps: script, pos: 0, waiting: false } });
     await this.schedule(trx, call, { step: 'inbound_answer', callId: call.id }, RING_SECONDS);
   }
 
@@ -57,33 +54,29 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
    * A flow handed the call to an AI agent: the caller's remaining `say` steps become its lines
    * to the agent, and the script stops acting (the conversation plays the caller from now on).
    */
-  async takeCallerLines(trx: Trx, call: CallRow): Promise<string[]> {
-    const state = await readSimState(trx, call.id);
+  async takeCallerLines(trx: Trx, call: CallRef): Promise<string[]> {
+    const state = await this.media.states.read(trx, call.id);
     if (!state.script || call.carrier !== this.name) return [];
     const lines = state.script.steps.slice(state.script.pos).flatMap((step) => ('say' in step ? [step.say] : []));
-    await writeSimState(trx, call.id, { ...state, script: { ...state.script, pos: state.script.steps.length, waiting: false } });
+    await this.media.states.write(trx, call.id, { ...state, script: { ...state.script, pos: state.script.steps.length, waiting: false } });
     return lines;
   }
 
-  /** The calls service connects itself once it exists (it needs the carrier too). */
-  connect(signals: CallSignals): void {
-    this.signals = signals;
-  }
 
   initialState(): string {
     return JSON.stringify({ leg: 0, legs: [] } satisfies SimState);
   }
 
-  async place(trx: Trx, call: CallRow): Promise<void> {
+  async place(trx: Trx, call: CallRef): Promise<void> {
     await this.schedule(trx, call, { step: 'dial', callId: call.id }, 0);
   }
 
-  async hangUp(trx: Trx, call: CallRow): Promise<{ talkSeconds: number | null }> {
+  async hangUp(trx: Trx, call: CallRef): Promise<{ talkSeconds: number | null }> {
     // Pending steps find the call ended and do nothing: there is nothing to cancel.
     return { talkSeconds: call.answered_at ? await this.media.elapsed(trx, call) : null };
   }
 
-  async transfer(trx: Trx, call: CallRow, index: number, to: string, ringTimeout: number): Promise<void> {
+  async transfer(trx: Trx, call: CallRef, index: number, to: string, ringTimeout: number): Promise<void> {
     const target = destination(to);
     // Busy and failing targets answer at once; others ring (1 s, or until the timeout).
     const delay = target.answer === 'no_answer' ? ringTimeout
@@ -91,7 +84,7 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
     await this.schedule(trx, call, { step: 'transfer', callId: call.id, index, to }, delay);
   }
 
-  private async schedule(trx: Trx, call: CallRow, step: Step, simulatedSeconds: number): Promise<void> {
+  private async schedule(trx: Trx, call: CallRef, step: Step, simulatedSeconds: number): Promise<void> {
     await this.platform.jobs.enqueue(trx, JOB_KIND, step, {
       delaySeconds: simulatedSeconds * this.platform.config.simTimeScale,
       clockId: call.mode === 'sandbox' ? call.account_id : null,
@@ -99,10 +92,9 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
   }
 
   private async run(step: Step): Promise<void> {
-    const signals = this.signals;
-    if (!signals) throw new Error('simulated carrier used before the calls service connected');
+    const signals: CallSignals = this.listeners.signals();
     await inTransaction(this.platform.database.db, async (trx) => {
-      const call = await signals.lock(trx, step.callId);
+      const call = await this.media.states.store.lock(trx, step.callId);
       if (!call) return;
       const target = destination(call.to_number);
       switch (step.step) {
@@ -122,8 +114,8 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
           return signals.ended(trx, call, { status: 'no_answer', hangupCause: 'no_answer', hangupSource: 'carrier' });
         case 'answer': {
           if (call.status !== 'ringing') return;
-          const state: SimState = { ...await readSimState(trx, call.id), leg: 1, legs: [{ at: 0, party: call.to_number, dialogue: target.dialogue }] };
-          await writeSimState(trx, call.id, state);
+          const state: SimState = { ...await this.media.states.read(trx, call.id), leg: 1, legs: [{ at: 0, party: call.to_number, dialogue: target.dialogue }] };
+          await this.media.states.write(trx, call.id, state);
           this.media.answering(trx, call.id);
           await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
           await this.scheduleHangup(trx, call, state, 0, target.talk === 'forever' ? null : talkTime(target, call.id, 0));
@@ -131,8 +123,8 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
         }
         case 'inbound_answer': {
           if (call.status !== 'ringing') return;
-          const state: SimState = { ...await readSimState(trx, call.id), leg: 1, legs: [] };
-          await writeSimState(trx, call.id, state);
+          const state: SimState = { ...await this.media.states.read(trx, call.id), leg: 1, legs: [] };
+          await this.media.states.write(trx, call.id, state);
           this.media.answering(trx, call.id);
           await signals.answered(trx, { ...call, carrier_state: JSON.stringify(state) });
           await this.scheduleHangup(trx, call, state, 0, null); // the caller stays until the script or the flow ends it, or time_limit
@@ -140,15 +132,14 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
           return;
         }
         case 'hangup': {
-          const state = await readSimState(trx, call.id);
+          const state = await this.media.states.read(trx, call.id);
           if (call.status !== 'in_progress' || state.leg !== step.leg) return;
           const source = step.cause === 'time_limit_reached' ? 'system' : 'callee';
           return signals.ended(trx, call, { status: 'completed', hangupCause: step.cause, hangupSource: source, talkSeconds: step.at });
         }
         case 'transfer': {
           if (call.status !== 'in_progress') return;
-          const transfers = JSON.parse(call.transfers) as Array<{ status: string }>;
-          if (transfers[step.index]?.status !== 'pending') return;
+          if (!await signals.transferPending(trx, call, step.index)) return;
           const to = destination(step.to);
           if (to.answer !== 'answers' || !to.acceptsTransfer) {
             const outcome = to.answer === 'no_answer' ? 'no_answer' : to.answer === 'fails' ? 'failed' : 'busy';
@@ -156,9 +147,9 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
           }
           // The called party is handed over: the new party talks from now on, with a fresh hang-up.
           const at = await this.media.elapsed(trx, call);
-          const previous = await readSimState(trx, call.id);
+          const previous = await this.media.states.read(trx, call.id);
           const state: SimState = { ...previous, leg: previous.leg + 1, legs: [...previous.legs, { at, party: step.to, dialogue: to.dialogue }] };
-          await writeSimState(trx, call.id, state);
+          await this.media.states.write(trx, call.id, state);
           await signals.transferSettled(trx, { ...call, carrier_state: JSON.stringify(state) }, step.index, 'completed');
           await this.scheduleHangup(trx, call, state, at, to.talk === 'forever' ? null : at + talkTime(to, call.id, state.legs.length - 1));
           return;
@@ -168,7 +159,7 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
   }
 
   /** Schedules the end of the current leg: the party hangs up, or the call's time limit hits first. */
-  private async scheduleHangup(trx: Trx, call: CallRow, state: SimState, now: number, talkEnd: number | null): Promise<void> {
+  private async scheduleHangup(trx: Trx, call: CallRef, state: SimState, now: number, talkEnd: number | null): Promise<void> {
     const limited = talkEnd === null || talkEnd > call.time_limit;
     const at = limited ? call.time_limit : talkEnd;
     const step: Step = { step: 'hangup', callId: call.id, leg: state.leg, at, cause: limited ? 'time_limit_reached' : 'normal_clearing' };
@@ -176,9 +167,3 @@ export class SimulatedVoiceCarrier implements VoiceCarrier {
   }
 }
 
-/** Seconds a party talks: 5, or its whole dialogue plus a second for the goodbye. */
-export function talkTime(party: Destination, callId: string, legIndex: number): number {
-  if (party.talk === 'short') return SHORT_TALK_SECONDS;
-  const segments = timeDialogue(simulatedDialogue(party.dialogue, `${callId}:${legIndex}`), { startAt: SPEECH_START_SECONDS });
-  return Math.ceil(segments.at(-1)!.end) + 1;
-}

@@ -48,6 +48,13 @@ export interface DialogEvents {
 
 export class Dialog extends EventEmitter<DialogEvents> {
   ended = false;
+  /**
+   * Answers a new offer inside the dialog (a re-INVITE or UPDATE with SDP: hold, resume, a new
+   * address) and applies it to the media; throws when the offer cannot be accepted (488).
+   * Given by whoever runs the dialog's media; without it an offer is answered with the session
+   * we have, as for a refresh.
+   */
+  answerOffer: ((offer: string) => string) | undefined;
 
   constructor(
     readonly state: DialogState,

@@ -10,25 +10,29 @@
 // (recording-transcript.ts); without one, live recordings have none.
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Trx } from '../../store/transaction.ts';
-import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaEvents, MediaOp, MediaPort, RecordingFormat, RecordingSink, RecordingSinks } from '../media-port.ts';
-import { NODE_LOST } from '../carrier.ts';
-import { CALL_FILE_FRAME_BYTES, CALL_FILE_HEADER_BYTES, CALL_FILE_RATE, readCallChannel } from './call-file.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
+import type { MediaEvents, MediaPort, RecordingSink, RecordingSinks } from '../media-port.ts';
+import type { MediaOp, RecordingFormat } from '../../telephony/media-ops.ts';
+import { NODE_LOST } from '../../telephony/call-end.ts';
+import { CALL_FILE_FRAME_BYTES, CALL_FILE_RATE, readCallChannel, readCallFrames } from '../../media/call-file.ts';
 import { transcribeSpans, type TranscribedSide } from './recording-transcript.ts';
 import { LiveOperations, type LegAudio } from './live-operations.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
+import type { CarrierListeners } from '../listeners.ts';
 import { talkSecondsFromAnswer, type CallCommand } from './node-commands.ts';
+import { connectionBus, LiveConferences, type ConferenceLegs } from './live-conferences.ts';
 
 /** Where calls held by other nodes are sent (NodeCommands); absent, every call is this node's. */
 export interface OtherNodes {
-  elsewhere(call: CallRow): boolean;
-  send(trx: Trx, call: CallRow, command: CallCommand): Promise<void>;
+  elsewhere(call: CallRef): boolean;
+  send(trx: Trx, call: CallRef, command: CallCommand): Promise<void>;
 }
 
 const RATE = CALL_FILE_RATE;
 
-export interface LiveCallMedia extends LegAudio {
+/** A live call's media as this port uses it: its leg's audio, and the conference bus (live-conferences.ts). */
+export interface LiveCallMedia extends LegAudio, ConferenceLegs {
   /** The call's whole recording and a promise of it being complete up to `frame` (or the call's end). */
   callRecording(callId: string): { path: string; framesAvailable(): Promise<number>; ended: Promise<void> } | undefined;
   sendDigits(callId: string, digits: string): Promise<void>;
@@ -44,16 +48,18 @@ interface Capture {
 }
 
 export class LiveMediaPort implements MediaPort {
-  private sinks: RecordingSinks | null = null;
-  private events: MediaEvents | null = null;
   private readonly captures = new Map<string, Map<string, Capture>>();
   private readonly operations: LiveOperations;
+  /** Conferences of this node's live calls, mixed in the RTP workers. */
+  readonly conferences: LiveConferences;
 
   /** Gathers hear words only with a speech-to-text endpoint (the carriers file's speech.stt). */
   readonly hearsSpeech: boolean;
 
   constructor(
     private readonly calls: LiveCallMedia,
+    /** The flow interpreter and the recordings service, which hear this port's calls. */
+    private readonly listeners: Pick<CarrierListeners, 'media' | 'sinks'>,
     speech: () => TextToSpeech,
     private readonly log: (err: Error, subject: string) => void,
     private readonly stt: SpeechToText | null = null,
@@ -61,6 +67,8 @@ export class LiveMediaPort implements MediaPort {
   ) {
     this.hearsSpeech = stt !== null;
     const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
+    this.conferences = new LiveConferences(calls, speech, () => this.sinks, this.log);
+    const rooms = { waiting: (id: string) => this.conferences.waiting(id), connectionBus };
     this.operations = new LiveOperations(calls, speech, {
       report: (callId, opId, result) => this.connected().finished(callId, opId, result),
       heard: (callId, input) => this.connected().heard(callId, input),
@@ -71,15 +79,20 @@ export class LiveMediaPort implements MediaPort {
         this.copy(call, span.recordingId, capture).catch((err: Error) => this.log(err, span.recordingId));
       },
       log: (err, callId, opId) => this.log(err, `${callId} operation ${opId}`),
-    }, hearing);
+    }, rooms, hearing);
   }
 
   /** The rows of calls running operations (a `record` needs its account and direction). */
-  private readonly callsById = new Map<string, CallRow>();
+  private readonly callsById = new Map<string, CallRef>();
 
+  /** The flow interpreter (every operation's end and input heard). */
   private connected(): MediaEvents {
-    if (!this.events) throw new Error('live media port used before the flow interpreter connected');
-    return this.events;
+    return this.listeners.media();
+  }
+
+  /** The recordings service's sinks for captured audio. */
+  private get sinks(): RecordingSinks {
+    return this.listeners.sinks();
   }
 
   /** The call ended (either side): a running operation finishes with `hangup`. */
@@ -88,20 +101,12 @@ export class LiveMediaPort implements MediaPort {
     this.callsById.delete(callId);
   }
 
-  connectEvents(events: MediaEvents): void {
-    this.events = events;
-  }
-
-  connectSinks(sinks: RecordingSinks): void {
-    this.sinks = sinks;
-  }
-
   /** The command to send instead of acting, when `call` lives on another node. */
-  private elsewhere(call: CallRow): boolean {
+  private elsewhere(call: CallRef): boolean {
     return this.nodes?.elsewhere(call) ?? false;
   }
 
-  async run(trx: Trx, call: CallRow, opId: string, op: MediaOp): Promise<void> {
+  async run(trx: Trx, call: CallRef, opId: string, op: MediaOp): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'run', opId, op });
     trx.afterCommit(() => {
       this.callsById.set(call.id, call);
@@ -109,7 +114,7 @@ export class LiveMediaPort implements MediaPort {
     });
   }
 
-  /** What live-operations.ts cannot do yet: hear speech. */
+  /** What live-operations.ts cannot do without a speech-to-text endpoint: hear speech. */
   cannotRun(op: MediaOp): string | null {
     // A flow that reached here past validation (a number's stored voice_flow) still must not
     // leave a talking caller to time out.
@@ -117,12 +122,12 @@ export class LiveMediaPort implements MediaPort {
     return null;
   }
 
-  async interrupt(trx: Trx, call: CallRow, opId: string): Promise<void> {
+  async interrupt(trx: Trx, call: CallRef, opId: string): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'interrupt', opId });
     trx.afterCommit(() => this.operations.interrupt(call.id, opId));
   }
 
-  async sendDtmf(trx: Trx, call: CallRow, digits: string): Promise<void> {
+  async sendDtmf(trx: Trx, call: CallRef, digits: string): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'dtmf', digits });
     trx.afterCommit(() => void this.calls.sendDigits(call.id, digits.replace(/w/gi, '')).catch(() => {}));
   }
@@ -140,7 +145,7 @@ export class LiveMediaPort implements MediaPort {
 
   private readonly answeredIn = new WeakMap<Trx, Set<string>>();
 
-  async elapsed(trx: Trx, call: CallRow): Promise<number> {
+  async elapsed(trx: Trx, call: CallRef): Promise<number> {
     if (this.answeredIn.get(trx)?.has(call.id)) return 0;
     if (call.ended_at && call.duration_seconds !== null) return Number(call.duration_seconds);
     // Another node's call: its media clock is there; the answer time stored with the call is close.
@@ -148,7 +153,7 @@ export class LiveMediaPort implements MediaPort {
     return this.calls.elapsed(call.id) ?? 0;
   }
 
-  async startCapture(trx: Trx, call: CallRow, recordingId: string, format: RecordingFormat): Promise<void> {
+  async startCapture(trx: Trx, call: CallRef, recordingId: string, format: RecordingFormat): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'start_capture', recordingId, format });
     const at = await this.elapsed(trx, call);
     const byId = this.captures.get(call.id) ?? new Map<string, Capture>();
@@ -160,12 +165,12 @@ export class LiveMediaPort implements MediaPort {
     byId.set(recordingId, capture);
   }
 
-  async pauseCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+  async pauseCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'pause_capture', recordingId });
     await this.closeSpan(trx, call, recordingId);
   }
 
-  async stopCapture(trx: Trx, call: CallRow, recordingId: string): Promise<void> {
+  async stopCapture(trx: Trx, call: CallRef, recordingId: string): Promise<void> {
     if (this.elsewhere(call)) return this.nodes!.send(trx, call, { kind: 'stop_capture', recordingId });
     const capture = await this.closeSpan(trx, call, recordingId);
     if (!capture) {
@@ -180,14 +185,12 @@ export class LiveMediaPort implements MediaPort {
     });
   }
 
-  private async lost(call: CallRow, recordingId: string): Promise<void> {
-    const sinks = this.sinks;
-    if (!sinks) throw new Error('live media port used before the recordings module connected its sinks');
-    const sink = await sinks.open(call.account_id, recordingId, { channels: 2, sampleRate: RATE });
+  private async lost(call: CallRef, recordingId: string): Promise<void> {
+    const sink = await this.sinks.open(call.account_id, recordingId, { channels: 2, sampleRate: RATE });
     await sink.abort('the media node holding the call\'s audio stopped (node_lost), so the audio is lost');
   }
 
-  private async closeSpan(trx: Trx, call: CallRow, recordingId: string): Promise<Capture | undefined> {
+  private async closeSpan(trx: Trx, call: CallRef, recordingId: string): Promise<Capture | undefined> {
     const capture = this.captures.get(call.id)?.get(recordingId);
     if (!capture) return undefined;
     const open = capture.spans.at(-1);
@@ -211,7 +214,7 @@ export class LiveMediaPort implements MediaPort {
   }
 
   /** The recording's words from the speech-to-text endpoint; a failing endpoint leaves the recording without a transcript (logged). */
-  private async transcribe(file: FileHandle, stt: SpeechToText, call: CallRow, recordingId: string, capture: Capture, sink: RecordingSink): Promise<void> {
+  private async transcribe(file: FileHandle, stt: SpeechToText, call: CallRef, recordingId: string, capture: Capture, sink: RecordingSink): Promise<void> {
     const spans = capture.spans.map((span) => ({ start: span.start, end: span.end ?? span.start }));
     try {
       sink.words(await transcribeSpans(file, stt, spans, sidesOf(call, capture)));
@@ -221,9 +224,8 @@ export class LiveMediaPort implements MediaPort {
   }
 
   /** Copies the capture's spans from the call's file into the recording's sink, a second at a time. */
-  private async copy(call: CallRow, recordingId: string, capture: Capture): Promise<void> {
+  private async copy(call: CallRef, recordingId: string, capture: Capture): Promise<void> {
     const sinks = this.sinks;
-    if (!sinks) throw new Error('live media port used before the recordings module connected its sinks');
     const source = this.calls.callRecording(call.id);
     const sink = await sinks.open(call.account_id, recordingId, capture.format);
     if (!source) {
@@ -241,10 +243,10 @@ export class LiveMediaPort implements MediaPort {
           const end = Math.round((span.end ?? span.start) * RATE);
           while (frame < end) {
             const count = Math.min(RATE, end - frame);
-            const { bytesRead } = await file.read(chunk, 0, count * CALL_FILE_FRAME_BYTES, CALL_FILE_HEADER_BYTES + frame * CALL_FILE_FRAME_BYTES);
-            const frames = Math.floor(bytesRead / CALL_FILE_FRAME_BYTES);
+            const { far, near } = await readCallFrames(file, frame, count, chunk);
+            const frames = far.length;
             if (frames === 0) break;
-            await sink.write(toRecording(chunk, frames, capture.format.channels, outbound, capture.farOnly === true));
+            await sink.write(toRecording(far, near, capture.format.channels, outbound, capture.farOnly === true));
             frame += frames;
           }
         }
@@ -264,7 +266,7 @@ export class LiveMediaPort implements MediaPort {
  * Who speaks on which side of the call's file, and where that lands in the recording: caller on
  * channel 0 and callee on 1 (stereo), both on 0 (mono); a flow's `record` keeps the far end only.
  */
-function sidesOf(call: CallRow, capture: Capture): TranscribedSide[] {
+function sidesOf(call: CallRef, capture: Capture): TranscribedSide[] {
   const outbound = call.direction !== 'inbound';
   const far: TranscribedSide = { fileChannel: 0, channel: outbound ? 1 : 0, speaker: outbound ? 'callee' : 'caller' };
   const near: TranscribedSide = { fileChannel: 1, channel: outbound ? 0 : 1, speaker: outbound ? 'caller' : 'callee' };
@@ -287,13 +289,8 @@ async function untilWritten(source: { framesAvailable(): Promise<number>; ended:
 }
 
 /** File frames (far end, near end) as recording channels: caller on 0, callee on 1, or mixed mono; or the far end alone. */
-function toRecording(chunk: Buffer, frames: number, channels: 1 | 2, outbound: boolean, farOnly: boolean): Int16Array[] {
-  const far = new Int16Array(frames);
-  const near = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) {
-    far[i] = chunk.readInt16LE(i * CALL_FILE_FRAME_BYTES);
-    near[i] = chunk.readInt16LE(i * CALL_FILE_FRAME_BYTES + 2);
-  }
+function toRecording(far: Int16Array, near: Int16Array, channels: 1 | 2, outbound: boolean, farOnly: boolean): Int16Array[] {
+  const frames = far.length;
   if (farOnly) return channels === 2 ? [far, new Int16Array(frames)] : [far];
   const [caller, callee] = outbound ? [near, far] : [far, near];
   if (channels === 2) return [caller, callee];

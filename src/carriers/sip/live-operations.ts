@@ -5,10 +5,12 @@
 // or the call hung up). Audio work happens in the RTP and speech workers: here are only
 // timers, events and the order of things.
 import { readFile } from 'node:fs/promises';
-import type { BridgeOp, CollectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../media-port.ts';
+import type { BridgeOp, CollectOp, ConferenceOp, ConnectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../../telephony/media-ops.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
-import { LINE_RATE, readPcm16Wav, toLineRate } from '../speech/pcm.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
+import { toLineRate } from '../../media/resample.ts';
+import { readPcm16Wav } from '../../media/wav.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -20,6 +22,16 @@ export interface LegAudio {
   elapsed(callId: string): number | null;
   /** Dials a second leg and bridges it to the call until one side hangs up, `cutShort` settles or the time limit. */
   bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
+  /** What the leg hears on a conference bus (rtp/conference-bus.ts): the sum of `hears`, the hold tone (null), or off the bus (null mix). */
+  mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
+}
+
+/** The conferences of live calls as the operations see them (live-conferences.ts). */
+export interface ConferenceRooms {
+  /** True while the conference waits for its start: its participants hear their wait audio. */
+  waiting(conferenceId: string): boolean;
+  /** The bus two connected calls share. */
+  connectionBus(a: string, b: string): { bus: string; capacity: number };
 }
 
 export type BridgeResult = Extract<MediaResult, { kind: 'bridge' }>;
@@ -69,6 +81,7 @@ export class LiveOperations {
     private readonly leg: LegAudio,
     private readonly speech: () => TextToSpeech,
     private readonly hooks: OperationHooks,
+    private readonly rooms: ConferenceRooms,
     /** Null when no speech-to-text endpoint is configured: gathers then hear digits only. */
     private readonly hearing: Hearing | null = null,
   ) {}
@@ -127,6 +140,46 @@ export class LiveOperations {
         return this.record(ctx, op);
       case 'bridge':
         return this.leg.bridge(ctx.callId, op, ctx.cutShort);
+      case 'connect':
+        return this.connect(ctx, op);
+      case 'conference':
+        return this.conference(ctx, op);
+    }
+  }
+
+  /**
+   * In a conference: the conferences module's mix (live-conferences.ts) says what the leg
+   * hears; here the wait prompts loop while the conference waits, and the operation lasts
+   * until it is cut (removed, the conference ended, hang-up).
+   */
+  private async conference(ctx: OpContext, op: ConferenceOp): Promise<MediaResult> {
+    try {
+      // Bounded: each round plays the wait prompts once (a round of only cut prompts ends it too).
+      for (let round = 0; op.wait && round < 10_000 && this.rooms.waiting(op.conferenceId) && !ctx.cutReason(); round++) {
+        for (const prompt of op.wait) {
+          if (!this.rooms.waiting(op.conferenceId) || (await this.prompt(ctx, prompt)) !== null) break;
+        }
+      }
+    } catch (err) {
+      // Wait audio that cannot be made (speech synthesis failed) leaves the hold tone, not the conference.
+      this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} wait audio`);
+    }
+    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+  }
+
+  /** Connected to another call: each hears the other on a bus of two, until cut, or the time limit. */
+  private async connect(ctx: OpContext, op: ConnectOp): Promise<MediaResult> {
+    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
+    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<'finished'>((resolve) => {
+      timer = setTimeout(() => resolve('finished'), op.timeLimitSeconds * 1000);
+    });
+    try {
+      return { kind: 'connect', reason: await Promise.race([limit, ctx.cutShort]) };
+    } finally {
+      clearTimeout(timer);
+      await this.leg.mix(ctx.callId, null).catch(() => undefined);
     }
   }
 
@@ -316,6 +369,8 @@ function failedResult(op: MediaOp, reason: CutShort): MediaResult {
       return { kind: 'record', reason, durationSeconds: 0 };
     case 'bridge':
       return { kind: 'bridge', outcome: 'failed', talkSeconds: 0 };
+    case 'conference':
+      return { kind: 'conference', conferenceId: op.conferenceId, reason };
     default:
       return { kind: op.kind, reason };
   }

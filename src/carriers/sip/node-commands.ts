@@ -14,8 +14,8 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
-import type { CallRow } from '../../modules/calls/tables.ts';
-import type { MediaOp, RecordingFormat } from '../media-port.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
+import type { MediaOp, RecordingFormat } from '../../telephony/media-ops.ts';
 
 /** What another node asks of the owner of a call; each is a VoiceCarrier or MediaPort method, carried out there. */
 export type CallCommand =
@@ -37,7 +37,7 @@ export interface CommandPayload {
  * Talk time of a call whose media clock this node cannot read (held by another node, or lost
  * with a dead one), from the answer time stored with the call; null while unanswered.
  */
-export function talkSecondsFromAnswer(call: Pick<CallRow, 'answered_at'>, nowMs: number): number | null {
+export function talkSecondsFromAnswer(call: Pick<CallRef, 'answered_at'>, nowMs: number): number | null {
   return call.answered_at ? Math.max(0, nowMs - Date.parse(call.answered_at)) / 1000 : null;
 }
 
@@ -61,7 +61,7 @@ export class NodeCommands {
   }
 
   /** The node that holds `call`, and whether it is this one; null when any node may act on it. */
-  ownerOf(call: CallRow): { node: string; here: boolean } | null {
+  ownerOf(call: CallRef): { node: string; here: boolean } | null {
     if (!this.shared || !call.node) return null;
     return { node: call.node, here: call.node === this.nodeId };
   }
@@ -72,12 +72,12 @@ export class NodeCommands {
   }
 
   /** True when `call` lives on another node: the caller sends a command instead of acting. */
-  elsewhere(call: CallRow): boolean {
+  elsewhere(call: CallRef): boolean {
     return this.ownerOf(call)?.here === false;
   }
 
   /** Sends `command` to the node that holds `call`, committed with `trx`. */
-  async send(trx: Trx, call: CallRow, command: CallCommand): Promise<void> {
+  async send(trx: Trx, call: CallRef, command: CallCommand): Promise<void> {
     const node = call.node as string;
     await this.platform.jobs.enqueue(trx, COMMAND_JOB, { callId: call.id, command } satisfies CommandPayload, { node, maxAttempts: 5 });
     await sql`select pg_notify(${WAKE_CHANNEL}, ${node})`.execute(trx);

@@ -6,8 +6,8 @@
 // or more. Redaction works on these segments like on the sandbox's.
 import type { FileHandle } from 'node:fs/promises';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
-import type { Speaker, TranscriptSegment, TranscriptWord } from '../../modules/recordings/transcript.ts';
-import { CALL_FILE_RATE, readCallChannel } from './call-file.ts';
+import type { Speaker, TranscriptSegment, TranscriptWord } from '../../telephony/transcript.ts';
+import { CALL_FILE_RATE, readCallChannel } from '../../media/call-file.ts';
 
 const WINDOW_SECONDS = 300;
 /** A pause this long between two words starts a new segment. */

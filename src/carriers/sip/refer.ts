@@ -4,7 +4,7 @@
 // the transferor leaves (RFC 5589: we send BYE); on failure the original call stays up.
 import type { Dialog } from './dialog.ts';
 import type { SipRequest } from './message.ts';
-import type { TransferOutcome } from '../carrier.ts';
+import type { TransferOutcome } from '../../telephony/call-end.ts';
 
 /** The outcome a sipfrag final status means; undefined while it is provisional (1xx). */
 export function sipfragOutcome(body: string): TransferOutcome | undefined {

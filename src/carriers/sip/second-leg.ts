@@ -16,7 +16,8 @@ import type { Dialog } from './dialog.ts';
 import type { UserAgent } from './user-agent.ts';
 import type { SipSettings, TrunkSettings } from './settings.ts';
 import { trunkInvite } from './trunk-target.ts';
-import { buildSdp, negotiate, parseSdp } from './sdp.ts';
+import { buildSdp, parseSdp, remoteMedia } from './sdp.ts';
+import { answerOffersOn } from './reoffers.ts';
 import { failureOutcome } from './causes.ts';
 import { parseReason } from './headers.ts';
 
@@ -100,7 +101,9 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
     return { kind: 'failed', outcome: failure.status === 'canceled' ? 'no_answer' : failure.status, sipStatus: status };
   }
   try {
-    await engine.setRemote(request.id, negotiate(parseSdp(outcome.response.body), trunk.codecs));
+    const media = remoteMedia(parseSdp(outcome.response.body), trunk.codecs);
+    await engine.setRemote(request.id, media);
+    answerOffersOn(outcome.dialog, engine, request.id, trunk.codecs, media.codec);
   } catch {
     // An answer we cannot speak with: hang it up rather than bridge silence.
     await outcome.dialog.bye('SIP ;cause=488 ;text="Not Acceptable Here"').catch(() => undefined);
@@ -112,7 +115,7 @@ export async function placeSecondLeg(deps: { ua: UserAgent; engine: MediaEngine;
 
 async function connectEarlyMedia(engine: MediaEngine, request: SecondLegRequest, sdp: string): Promise<void> {
   try {
-    await engine.setRemote(request.id, negotiate(parseSdp(sdp), request.trunk.codecs));
+    await engine.setRemote(request.id, remoteMedia(parseSdp(sdp), request.trunk.codecs));
   } catch {
     // Early media we cannot speak with: the caller hears our ringback, or nothing, until an answer.
     return;

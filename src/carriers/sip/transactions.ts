@@ -7,6 +7,7 @@
 import { SipHeaders, type SipRequest, type SipResponse } from './message.ts';
 import { parseCSeq, parseVia } from './headers.ts';
 import type { Peer, SipTransport } from './transport.ts';
+import { countSipResponse } from './sip-metrics.ts';
 
 export interface Timers {
   t1: number;
@@ -74,6 +75,7 @@ export class TransactionLayer {
       if (tx.request.method === 'INVITE' && response.status >= 300) void this.transport.send(this.ackFor(tx.request, response), tx.to);
       return true;
     }
+    countSipResponse(response.status, 'received');
     if (response.status < 200) {
       // Provisional: INVITE stops retransmitting; non-INVITE keeps going at T2.
       // (Timer B stops too: once something answered, the UA's ring timeout governs.)
@@ -125,6 +127,7 @@ export class TransactionLayer {
   respond(tx: ServerTransaction, response: SipResponse): void {
     if (tx.done && tx.lastResponse && tx.lastResponse.status >= 200) return;
     tx.lastResponse = response;
+    countSipResponse(response.status, 'sent');
     void this.transport.send(response, tx.from).catch(() => {});
     if (response.status < 200) return;
     tx.done = true;

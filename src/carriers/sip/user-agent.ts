@@ -369,11 +369,23 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
         dialog.remoteBye(request);
         return;
       case 'INVITE':
-      case 'UPDATE':
-        // Session refresh or a re-offer: we keep the media we have and say so.
+      case 'UPDATE': {
+        // A new offer (hold, resume, a move) is answered by the dialog's media; a refresh without one keeps what we have.
+        let answer = dialog.state.localSdp;
+        if (request.body.trim() !== '' && dialog.answerOffer) {
+          try {
+            answer = dialog.answerOffer(request.body);
+          } catch {
+            this.transactions.respond(tx, this.response(request, 488, 'Not Acceptable Here'));
+            return;
+          }
+          dialog.state.localSdp = answer;
+          dialog.state.remoteSdp = request.body;
+        }
         if (request.headers.get('contact')) dialog.state.remoteTarget = parseNameAddr(request.headers.get('contact') as string).uri;
-        this.transactions.respond(tx, this.response(request, 200, 'OK', { body: dialog.state.localSdp, contact: true }));
+        this.transactions.respond(tx, this.response(request, 200, 'OK', { body: answer, contact: true }));
         return;
+      }
       case 'NOTIFY':
         this.transactions.respond(tx, this.response(request, 200, 'OK'));
         dialog.emit('notify', request);

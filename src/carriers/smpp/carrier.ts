@@ -6,7 +6,8 @@
 //
 // At-least-once edge: if the process dies after the SMSC accepted a part but before the part
 // row committed, the retried job submits that part again. The window between the two is one
-// local commit; parts already committed are never resubmitted, and the SMSC's retry of an
+// local commit, and a part holds its window slot until it commits, so at most `window` parts
+// can be caught there; parts already committed are never resubmitted, and the SMSC's retry of an
 // unanswered deliver_sm is absorbed by the ledger (a repeated receipt changes nothing).
 import type { Kysely } from 'kysely';
 import type { Pdu } from 'smpp';
@@ -115,22 +116,23 @@ export class SmppMessaging {
     const done = await this.ledger.committed(job.messageId);
     for (const [i, part] of parts.entries()) {
       if (done.has(i + 1)) continue; // accepted before a crash or a dropped connection
-      let carrierId: string;
+      // The part row commits while the submit still holds its window slot (link.ts).
+      const record = (carrierId: string) => i < parts.length - 1
+        ? this.ledger.commitPart(job.link, job.messageId, i + 1, parts.length, carrierId)
+        : this.ledger.commitLastPart(job.link, job.messageId, i + 1, parts.length, carrierId);
       try {
-        carrierId = await link.submit({
+        await link.submit({
           source_addr: address(job.from), source_addr_ton: bind.source_ton, source_addr_npi: bind.source_npi,
           destination_addr: address(job.to), dest_addr_ton: bind.dest_ton, dest_addr_npi: bind.dest_npi,
           esm_class: part.esmClass, data_coding: part.dataCoding, registered_delivery: 1,
           ...(part.viaPayloadTlv ? { message_payload: part.payload } : { short_message: part.payload }),
-        }, SUBMIT_WAIT_MS);
+        }, SUBMIT_WAIT_MS, record);
       } catch (err) {
         if (err instanceof SmppRejected) {
           return this.ledger.fail(job.messageId, 'carrier_rejected', `${err.message}${parts.length > 1 ? ` (part ${i + 1} of ${parts.length})` : ''}.`);
         }
         throw err; // the link is down or busy: the job runs again with backoff
       }
-      if (i < parts.length - 1) await this.ledger.commitPart(job.link, job.messageId, i + 1, parts.length, carrierId);
-      else await this.ledger.commitLastPart(job.link, job.messageId, i + 1, parts.length, carrierId);
     }
   }
 

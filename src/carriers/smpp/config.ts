@@ -3,8 +3,6 @@
 // message_payload) are settings, documented in docs/live-messaging.md.
 import { Type, type Static } from 'typebox';
 import { Secret } from '../config/secrets.ts';
-import { namedEntries, registerCarrierKind } from '../config/registry.ts';
-import { probeSmppBind } from './probe.ts';
 
 export const LinkName = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'Unique across the carriers file; numbers are bound to a link by this name.' });
 
@@ -32,12 +30,3 @@ export const SmppBindConfig = Type.Object({
   dest_npi: Type.Integer({ minimum: 0, maximum: 18, default: 1 }),
 }, { additionalProperties: false });
 export type SmppBindConfig = Static<typeof SmppBindConfig>;
-
-registerCarrierKind({
-  section: 'smpp',
-  schema: Type.Array(SmppBindConfig),
-  links: (value, base) => namedEntries<SmppBindConfig>(value, base, (b) => ({
-    kind: 'smpp', role: 'messaging', channels: ['sms'], target: `${b.tls ? 'ssmpp' : 'smpp'}://${b.host}:${b.port} as ${b.system_id}`,
-  })),
-  probe: (link, opts) => probeSmppBind(link.config as SmppBindConfig, opts.timeoutMs),
-});

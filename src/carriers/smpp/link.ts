@@ -8,11 +8,17 @@ import smpp, { type Pdu, type Session } from 'smpp';
 import type { SmppBindConfig } from './config.ts';
 import { openSession, closeSession, type BindCommand } from './connect.ts';
 import { RETRYABLE_STATUSES, describeStatus, statusName } from './status-codes.ts';
+import { smppSubmits } from '../../platform/metrics.ts';
 
 // The package decodes short_message/message_payload into text per PDU. A concatenated
 // UCS-2 message can split a surrogate pair across two PDUs, so we keep raw octets and
 // decode after reassembly (mo.ts); receipts are plain ASCII either way.
 smpp.filters.message.decode = (value: unknown) => value;
+
+/** switchboard_smpp_submit_total: one per submit_sm answered (or lost) on a link. */
+function countSubmit(link: string, result: 'accepted' | 'throttled' | 'rejected' | 'error'): void {
+  smppSubmits.inc({ link, result });
+}
 
 /** The SMSC refused this submit_sm for good (a bad address, a rejected message...). */
 export class SmppRejected extends Error {
@@ -67,10 +73,16 @@ export class SmppLink extends EventEmitter {
   }
 
   /**
-   * Sends one submit_sm and resolves with the SMSC's message_id. Waits (up to `waitMs`) for
-   * the bind, a window slot and the rate cap; retries throttling answers after a pause.
+   * Sends one submit_sm and hands the SMSC's message_id to `record` while the request still
+   * holds its window slot. Waits (up to `waitMs`) for the bind, a window slot and the rate cap;
+   * retries throttling answers after a pause.
+   *
+   * The slot frees only once `record` has finished (the part row committed): so at most
+   * `window` parts are ever accepted by the SMSC and not yet recorded, which bounds what a
+   * crash can submit twice. Freed at the answer instead, a slow commit let the next submits
+   * through meanwhile, and a SIGKILL under load resubmitted more parts than the window.
    */
-  async submit(options: Record<string, unknown>, waitMs: number): Promise<string> {
+  async submit(options: Record<string, unknown>, waitMs: number, record: (carrierId: string) => Promise<void>): Promise<void> {
     const deadline = Date.now() + waitMs;
     for (;;) {
       await this.whenBound(deadline);
@@ -78,15 +90,24 @@ export class SmppLink extends EventEmitter {
       let pdu: Pdu;
       try {
         await this.pace(deadline);
-        pdu = await this.request(this.tx!, new smpp.PDU('submit_sm', options));
+        pdu = await this.request(this.tx!, new smpp.PDU('submit_sm', options)).catch((err: unknown) => {
+          countSubmit(this.config.name, 'error');
+          throw err;
+        });
+        if (pdu.command_status === 0) {
+          countSubmit(this.config.name, 'accepted');
+          this.throttleDelayMs = 0;
+          await record(String(pdu.message_id));
+          return;
+        }
       } finally {
         this.releaseWindow();
       }
-      if (pdu.command_status === 0) {
-        this.throttleDelayMs = 0;
-        return String(pdu.message_id);
+      if (!RETRYABLE_STATUSES.has(pdu.command_status)) {
+        countSubmit(this.config.name, 'rejected');
+        throw new SmppRejected(pdu.command_status);
       }
-      if (!RETRYABLE_STATUSES.has(pdu.command_status)) throw new SmppRejected(pdu.command_status);
+      countSubmit(this.config.name, 'throttled');
       // Throttled or queue full: the whole link slows down, then this submit tries again.
       this.throttleDelayMs = Math.min(5000, Math.max(100, this.throttleDelayMs * 2));
       this.pausedUntil = Date.now() + this.throttleDelayMs;

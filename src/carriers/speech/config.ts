@@ -6,8 +6,6 @@
 // Any server that speaks OpenAI's audio API works: OpenAI itself, or one run locally.
 import { Type, type Static } from 'typebox';
 import { Secret } from '../config/secrets.ts';
-import { registerCarrierKind, type CarrierLink } from '../config/registry.ts';
-import { probeSpeechLink } from './probe.ts';
 
 const BaseUrl = Type.String({
   pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
@@ -44,23 +42,6 @@ export type SpeechSectionConfig = Static<typeof SpeechSectionConfig>;
 
 /** The section's two links; their names hold a dot, so no trunk or bind can take them. */
 export const SPEECH_LINK = { tts: 'speech.tts', stt: 'speech.stt' } as const;
-
-registerCarrierKind({
-  section: 'speech',
-  schema: SpeechSectionConfig,
-  links: (value, base): CarrierLink[] => {
-    const section = value as SpeechSectionConfig;
-    const links: CarrierLink[] = [];
-    if (section.tts) {
-      links.push({ name: SPEECH_LINK.tts, kind: 'speech', role: 'speech', channels: [], path: `${base}.tts`, config: section.tts, target: `${trimmed(section.tts.base_url)}/v1/audio/speech (${section.tts.model}, ${section.tts.voice})` });
-    }
-    if (section.stt) {
-      links.push({ name: SPEECH_LINK.stt, kind: 'speech', role: 'speech', channels: [], path: `${base}.stt`, config: section.stt, target: `${trimmed(section.stt.base_url)}/v1/audio/transcriptions (${section.stt.model})` });
-    }
-    return links;
-  },
-  probe: (link, opts) => probeSpeechLink(link, opts.timeoutMs),
-});
 
 export function trimmed(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');

@@ -7,7 +7,8 @@ import { parentPort } from 'node:worker_threads';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { readPcm16Wav, toLineRate } from './pcm.ts';
+import { toLineRate } from '../../media/resample.ts';
+import { readPcm16Wav } from '../../media/wav.ts';
 
 const port = parentPort;
 if (!port) throw new Error('the speech worker must run in a worker thread');

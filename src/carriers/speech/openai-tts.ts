@@ -5,7 +5,8 @@
 // with the embedded engine instead (and logs why). Prompts are cached like eSpeak's.
 import type { TextToSpeechConfig } from './config.ts';
 import { postAudioApi, SpeechServiceError } from './openai-audio.ts';
-import { readPcm16Wav, toLineRate } from './pcm.ts';
+import { toLineRate } from '../../media/resample.ts';
+import { readPcm16Wav } from '../../media/wav.ts';
 import { PromptCache } from './prompt-cache.ts';
 import type { TextToSpeech } from './text-to-speech.ts';
 

@@ -6,7 +6,7 @@ import type { CarrierLink, ProbeResult } from '../config/registry.ts';
 import type { SpeechToTextConfig, TextToSpeechConfig } from './config.ts';
 import { OpenAiTextToSpeech } from './openai-tts.ts';
 import { OpenAiSpeechToText } from './speech-to-text.ts';
-import { LINE_RATE } from './pcm.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
 
 const PHRASE = 'Switchboard speech check.';
 

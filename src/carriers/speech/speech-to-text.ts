@@ -6,7 +6,7 @@
 // confidence is the mean of exp(avg_logprob) over them, or null when the server sends none.
 import type { SpeechToTextConfig } from './config.ts';
 import { postAudioApi, SpeechServiceError } from './openai-audio.ts';
-import { LINE_RATE } from './pcm.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
 import { encodeWav } from '../../media/wav.ts';
 
 export interface HeardWord {

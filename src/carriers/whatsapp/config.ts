@@ -3,9 +3,7 @@
 // Meta's webhook for the app comes to `/hooks/carriers/{name}` on this server.
 import { Type, type Static } from 'typebox';
 import { Secret } from '../config/secrets.ts';
-import { namedEntries, registerCarrierKind } from '../config/registry.ts';
 import { LinkName } from '../smpp/config.ts';
-import { probeWhatsApp } from './probe.ts';
 
 export const WhatsAppConfig = Type.Object({
   name: LinkName,
@@ -23,12 +21,3 @@ export type WhatsAppConfig = Static<typeof WhatsAppConfig>;
 export function messagesUrl(c: WhatsAppConfig): string {
   return `${c.graph_base_url.replace(/\/+$/, '')}/${c.api_version}/${c.phone_number_id}/messages`;
 }
-
-registerCarrierKind({
-  section: 'whatsapp',
-  schema: Type.Array(WhatsAppConfig),
-  links: (value, base) => namedEntries<WhatsAppConfig>(value, base, (c) => ({
-    kind: 'whatsapp', role: 'messaging', channels: ['whatsapp'], target: `${c.graph_base_url.replace(/\/+$/, '')}/${c.api_version}/${c.phone_number_id}`,
-  })),
-  probe: (link, opts) => probeWhatsApp(link.config as WhatsAppConfig, opts.timeoutMs),
-});

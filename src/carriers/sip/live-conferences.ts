@@ -1,0 +1,155 @@
+// Conferences of live calls, and live calls connected to each other (a queue's dequeue to a
+// call in progress): both are mixes on a conference bus of the RTP engine (rtp/conference-bus.ts),
+// so the audio is summed in the media workers and never passes this thread. Here is only the
+// bookkeeping: the conferences module hands over each conference's seats as they change
+// (ConferenceMix, in the transaction that changed them), and once that commits every seated
+// leg of this node is told whom it hears (telephony/conference.ts `hears`), who joined or
+// left with a beep is beeped to the others, and a start ends the wait audio. A recorded
+// conference's room is tapped in a media worker (rtp/room-tap.ts) and copied into its
+// recording when it stops (room-recording.ts).
+//
+// A conference's legs must be on this node: a seat whose call lives on another node is
+// neither heard nor hears (several nodes mix nothing between them yet).
+import type { Trx } from '../../store/transaction.ts';
+import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
+import type { WavStreamResult } from '../../media/wav-stream.ts';
+import { copyRoom } from './room-recording.ts';
+import { hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
+import type { RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
+import type { TextToSpeech } from '../speech/text-to-speech.ts';
+
+/** What the mixing needs of this node's legs (implemented over the RTP engine by LiveSipCarrier). */
+export interface ConferenceLegs {
+  /** The call has an answered leg on this node that still runs. */
+  here(callId: string): boolean;
+  /** engine.mix: what the leg hears on `bus`, the hold tone (`hears` null), or off its bus (null). */
+  mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
+  play(callId: string, pcm: Int16Array): Promise<{ interrupted: boolean }>;
+  stopPlayback(callId: string): Promise<void>;
+  /** engine.tap: records the room of `bus` (the legs in `hears`) into `path`; again: changes whom it hears. */
+  tap(recordingId: string, tap: { bus: string; capacity: number; hears: string[]; path: string }): Promise<void>;
+  stopTap(recordingId: string): Promise<WavStreamResult | null>;
+  /** Where a conference recording's tap writes (this node's media directory). */
+  roomFile(recordingId: string): string;
+}
+
+interface RoomRecording {
+  recordingId: string;
+  accountId: string;
+  format: RecordingFormat;
+}
+
+/** Room on a conference's bus: the conference verb's most participants (100), with a margin. */
+const CONFERENCE_BUS_CAPACITY = 128;
+
+/** The join and leave beep: 0.25 s at 880 Hz, quieter than speech. */
+const BEEP = Int16Array.from({ length: LINE_RATE / 4 }, (_, i) => Math.round(5000 * Math.sin((2 * Math.PI * 880 * i) / LINE_RATE)));
+
+export class LiveConferences implements ConferenceMedia {
+  /** Each conference's mix as last applied (its seats, to see who joined and left). */
+  private readonly applied = new Map<string, ConferenceMix>();
+  /** The recording each recorded conference is taking now. */
+  private readonly recordings = new Map<string, RoomRecording>();
+
+  constructor(
+    private readonly legs: ConferenceLegs,
+    private readonly speech: () => TextToSpeech,
+    private readonly sinks: () => RecordingSinks,
+    private readonly log: (err: Error, subject: string) => void,
+  ) {}
+
+  /** True while the conference waits for a start_on_enter participant (its legs hear the wait audio). */
+  waiting(conferenceId: string): boolean {
+    return this.applied.get(conferenceId)?.status === 'waiting';
+  }
+
+  async mixChanged(trx: Trx, mix: ConferenceMix): Promise<void> {
+    trx.afterCommit(() => this.apply(mix));
+  }
+
+  async announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void> {
+    trx.afterCommit(() => void this.speak(mix, say).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
+  }
+
+  async startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void> {
+    trx.afterCommit(() => {
+      this.recordings.set(mix.conferenceId, { recordingId, accountId: mix.accountId, format });
+      this.tapRoom(this.applied.get(mix.conferenceId) ?? mix).catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
+    });
+  }
+
+  async stopCapture(trx: Trx, mix: ConferenceMix, recordingId: string): Promise<void> {
+    trx.afterCommit(() => {
+      const recording = this.recordings.get(mix.conferenceId);
+      this.recordings.delete(mix.conferenceId);
+      void this.finishRecording(recording ?? { recordingId, accountId: mix.accountId, format: { channels: 1, sampleRate: LINE_RATE } })
+        .catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
+    });
+  }
+
+  /** The room tap hears who the room hears now (nobody muted, held or coaching). */
+  private tapRoom(mix: ConferenceMix): Promise<void> {
+    const recording = this.recordings.get(mix.conferenceId);
+    if (!recording) return Promise.resolve();
+    const heard = mix.status === 'in_progress' ? mix.seats.filter((seat) => this.legs.here(seat.callId) && hears(null, seat)).map((s) => s.callId) : [];
+    return this.legs.tap(recording.recordingId, { bus: mix.conferenceId, capacity: CONFERENCE_BUS_CAPACITY, hears: heard, path: this.legs.roomFile(recording.recordingId) });
+  }
+
+  private async finishRecording(recording: RoomRecording): Promise<void> {
+    const sink = await this.sinks().open(recording.accountId, recording.recordingId, recording.format);
+    const file = await this.legs.stopTap(recording.recordingId);
+    if (!file) return sink.abort('the conference\'s audio is not on this node (its recording started on another, or the node restarted)');
+    await copyRoom(file.path, file.frames, sink, recording.format);
+  }
+
+  /**
+   * Tells every seated leg of this node whom it hears now, takes those who left off the bus,
+   * ends the wait audio when the conference starts, and beeps joins and leaves. The commands
+   * are all sent before any is awaited, so two changes committed one after the other reach
+   * each worker in that order.
+   */
+  private apply(mix: ConferenceMix): void {
+    const before = this.applied.get(mix.conferenceId);
+    if (mix.status === 'completed') this.applied.delete(mix.conferenceId);
+    else this.applied.set(mix.conferenceId, mix);
+    const seats = mix.seats.filter((seat) => this.legs.here(seat.callId));
+    const done: Promise<unknown>[] = [];
+    const seated = new Set(seats.map((seat) => seat.callId));
+    for (const gone of before?.seats ?? []) {
+      if (!seated.has(gone.callId) && this.legs.here(gone.callId)) done.push(this.legs.mix(gone.callId, null));
+    }
+    for (const listener of seats) {
+      const heard = mix.status === 'in_progress' && !listener.hold ? seats.filter((speaker) => hears(listener, speaker)).map((s) => s.callId) : null;
+      done.push(this.legs.mix(listener.callId, { bus: mix.conferenceId, capacity: CONFERENCE_BUS_CAPACITY, hears: heard }));
+      // The start ends the wait prompts (the conference operation stops looping them).
+      if (before?.status === 'waiting' && mix.status === 'in_progress') done.push(this.legs.stopPlayback(listener.callId));
+    }
+    done.push(this.tapRoom(mix));
+    if (mix.status === 'in_progress') {
+      const previous = new Set((before?.seats ?? []).map((seat) => seat.callId));
+      const joined = seats.filter((seat) => seat.beep && !previous.has(seat.callId));
+      const left = (before?.seats ?? []).filter((seat) => seat.beep && !mix.seats.some((s) => s.callId === seat.callId));
+      for (const mover of [...joined, ...left]) done.push(...this.beepOthers(seats, mover));
+    }
+    void Promise.all(done).catch((err: Error) => this.log(err, `${mix.conferenceId} mix`));
+  }
+
+  private beepOthers(seats: ConferenceSeat[], mover: ConferenceSeat): Promise<unknown>[] {
+    return seats.filter((seat) => seat.callId !== mover.callId && !seat.hold).map((seat) => this.legs.play(seat.callId, BEEP));
+  }
+
+  /** Everyone seated here and not on hold hears the announcement over the room. */
+  private async speak(mix: ConferenceMix, say: SpeakOp): Promise<void> {
+    const once = await this.speech().synthesize(say.text, { language: say.language, voice: say.voice });
+    const times = Math.max(1, say.loop);
+    const audio = new Int16Array(once.length * times);
+    for (let k = 0; k < times; k++) audio.set(once, k * once.length);
+    await Promise.all(mix.seats.filter((seat) => !seat.hold && this.legs.here(seat.callId)).map((seat) => this.legs.play(seat.callId, audio)));
+  }
+}
+
+/** The bus of two calls connected to each other (a queue's caller and the call that took it). */
+export function connectionBus(a: string, b: string): { bus: string; capacity: number } {
+  return { bus: `connect:${[a, b].sort().join(':')}`, capacity: 2 };
+}

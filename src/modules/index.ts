@@ -10,7 +10,13 @@ import { sandboxModule } from './sandbox/index.ts';
 import { messagesModule } from './messages/index.ts';
 import { callsModule } from './calls/index.ts';
 import { recordingsModule } from './recordings/index.ts';
+import { queuesModule } from './queues/index.ts';
+import { conferencesModule } from './conferences/index.ts';
+import { workersModule } from './workers/index.ts';
+import { streamsModule } from './streams/index.ts';
 import { aiModule } from './ai/index.ts';
+import { analyticsModule } from './analytics/index.ts';
+import { consoleModule } from './console/index.ts';
 
 export const modules: SwitchboardModule[] = [
   accountsModule,
@@ -23,5 +29,11 @@ export const modules: SwitchboardModule[] = [
   messagesModule,
   callsModule,
   recordingsModule,
+  queuesModule,
+  conferencesModule,
+  workersModule,
+  streamsModule,
   aiModule,
+  analyticsModule,
+  consoleModule,
 ];

@@ -10,10 +10,13 @@ import type { CallService } from './calls/service.ts';
 import type { InboundFlowCalls } from './calls/flows/inbound.ts';
 import type { FlowInterpreter } from './calls/flows/interpreter.ts';
 import type { RecordingService } from './recordings/service.ts';
-import type { VoiceCarriers } from '../carriers/carrier.ts';
+import type { ConferenceService } from './conferences/service.ts';
+import type { VoiceCarriers } from '../carriers/index.ts';
 import type { AgentService } from './ai/agents/service.ts';
 import type { KnowledgeService } from './ai/knowledge/service.ts';
 import type { ConversationService } from './ai/conversations/service.ts';
+import type { QueueService } from './queues/service.ts';
+import type { WorkerService } from './workers/service.ts';
 
 export interface Services {
   accounts: AccountService;
@@ -26,13 +29,19 @@ export interface Services {
   calls: CallService;
   /** Inbound sandbox calls to numbers answered by a flow (voice_url, voice_flow, or none). */
   inboundFlowCalls: InboundFlowCalls;
-  /** Runs call flows; the recordings module connects the record verb's recordings to it. */
+  /** Runs call flows; it reaches the services its verbs hand calls to through the ports of wiring.ts. */
   flowInterpreter: FlowInterpreter;
   recordings: RecordingService;
+  /** Conferences: the conference verb seats calls through it. */
+  conferences: ConferenceService;
   /** The voice carrier of each mode (sandbox: the simulator). */
   voiceCarriers: VoiceCarriers;
   /** AI receptionist. */
   agents: AgentService;
   knowledge: KnowledgeService;
   conversations: ConversationService;
+  /** Call queues (the enqueue and dequeue verbs hand calls to them). */
+  queues: QueueService;
+  /** Workers: the human agents queues route callers to. */
+  workers: WorkerService;
 }

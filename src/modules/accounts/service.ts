@@ -53,11 +53,23 @@ export type ActiveCallCounter = (accountId: string, mode: Mode) => number | Prom
 
 export class AccountService {
   private readonly keys: KeyService;
-  activeCalls: ActiveCallCounter = () => 0;
-
-  /** `onChange` runs after an account's plan or limits change (the auth cache listens). */
-  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, private readonly onChange: () => void = () => {}) {
+  /**
+   * `onChange` runs after an account's plan or limits change (the auth cache listens).
+   * `activeCallCounter` counts an account's calls in progress (the calls module, built later: a
+   * late-bound getter); the operator CLI, which serves no calls, goes without.
+   */
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly clock: Clock,
+    private readonly onChange: () => void = () => {},
+    private readonly activeCallCounter: () => ActiveCallCounter = () => () => 0,
+  ) {
     this.keys = new KeyService(db, clock);
+  }
+
+  /** The account's calls in progress in `mode` (GET /v1/account). */
+  activeCalls(accountId: string, mode: Mode): number | Promise<number> {
+    return this.activeCallCounter()(accountId, mode);
   }
 
   async create(input: { plan: PlanName; name?: string | undefined }): Promise<CreatedAccount> {

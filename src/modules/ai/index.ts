@@ -17,32 +17,31 @@ import { ConversationRunner } from './conversations/runner.ts';
 import { conversationRoutes } from './conversations/routes.ts';
 import { FlowHandover } from './conversations/flow-handover.ts';
 import { LiveConversations, LIVE_OP_PREFIX } from './conversations/live-runner.ts';
-import type { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
-import type { VoiceCarriers } from '../../carriers/carrier.ts';
+import type { VoiceCarriers } from '../../carriers/index.ts';
 
 export const aiModule: SwitchboardModule = {
   name: 'ai',
-  register(app, { platform, events, services }) {
+  register(app, { platform, events, services, carriers, wiring }) {
     const llm = platform.config.llm;
     const engine = createEngine(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model, timeoutMs: llm.timeoutMs, ...(llm.apiKey ? { apiKey: llm.apiKey } : {}) } } : {});
-    const agents = new AgentService(platform, events, services.numbers, () => liveHearsSpeech(services.voiceCarriers));
+    const agents = new AgentService(platform, events, services.numbers, () => liveHearsSpeech(carriers.voice));
     const knowledge = new KnowledgeService(platform, events, agents);
-    const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name, services.inboundFlowCalls);
+    const conversations = new ConversationService(platform, events, services.calls, services.numbers, engine.name, services.inboundFlowCalls, carriers.sandbox);
     const indexes = new KnowledgeIndexCache(platform.database.db);
     // On live calls the agent speaks and listens through the call's media port; its operations report here.
-    const live = new LiveConversations(platform, conversations, services.calls, services.voiceCarriers, indexes, engine);
-    services.flowInterpreter.routeMedia(LIVE_OP_PREFIX, live);
+    const live = new LiveConversations(platform, conversations, services.calls, carriers.voice, indexes, engine);
+    wiring.ownedMedia.agentTurns.fill({ prefix: LIVE_OP_PREFIX, events: live });
     new ConversationRunner(platform, conversations, services.calls, indexes, engine, live);
     // A flow's agent verb starts a conversation on the call; the sandbox caller's script lines become what it says.
-    const simulator = services.voiceCarriers.named('simulator') as SimulatedVoiceCarrier;
-    services.flowInterpreter.connectAgents(new FlowHandover(platform, conversations, (trx, call) => simulator.takeCallerLines(trx, call), live));
+    wiring.flow.agents.fill(new FlowHandover(platform, conversations, (trx, call) => carriers.sandbox.takeCallerLines(trx, call), live));
     services.agents = agents;
     services.knowledge = knowledge;
     services.conversations = conversations;
-    services.numbers.assertAgent = async (accountId, mode, agentId) => {
+    // A number's agent_id must name an agent that exists and, live, can hear.
+    wiring.agentCheck.fill(async (accountId, mode, agentId) => {
       await agents.assertExists(accountId, mode, agentId);
       agents.assertCanHear(mode, 'agent_id');
-    };
+    });
 
     app.addSchema(AgentSchema);
     app.addSchema(KnowledgeDocumentSchema);
@@ -55,6 +54,5 @@ export const aiModule: SwitchboardModule = {
 
 /** A live server whose carrier cannot hear words (no speech.stt) cannot run agents on live calls; no live carrier at all takes no calls, so nothing to refuse. */
 function liveHearsSpeech(carriers: VoiceCarriers): boolean {
-  const live = carriers.all().find((c) => c.name !== 'simulator');
-  return live?.media.hearsSpeech !== false;
+  return carriers.live?.media.hearsSpeech !== false;
 }

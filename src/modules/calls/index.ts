@@ -1,11 +1,8 @@
 // Calls: placing, hanging up and transferring calls over the carrier of the key's mode
 // (sandbox: the simulator), with the plan's concurrent-call cap. Publishes `services.calls`
-// and feeds GET /v1/account its concurrent-call count.
+// and the flow interpreter; answers the carriers' signals, their media events and inbound
+// calls, and feeds GET /v1/account its concurrent-call count (through `wiring`).
 import type { SwitchboardModule } from '../module.ts';
-import { VoiceCarriers } from '../../carriers/carrier.ts';
-import { SimulatedVoiceCarrier } from '../../carriers/simulator/voice.ts';
-import { LiveSipCarrier } from '../../carriers/sip/live-carrier.ts';
-import { sipSettings, type SipSectionConfig } from '../../carriers/sip/config.ts';
 import { CallSchema } from './schema.ts';
 import { CallService } from './service.ts';
 import { callRoutes } from './routes.ts';
@@ -23,41 +20,39 @@ import { SecretBox } from '../../platform/secret-box.ts';
 
 export const callsModule: SwitchboardModule = {
   name: 'calls',
-  async register(app, { platform, events, services }) {
-    const simulator = new SimulatedVoiceCarrier(platform);
-    // Live calls go over the SIP trunks of the carriers file; without a `sip` section they
-    // are refused with 422 carrier_not_configured.
-    const section = platform.carriers.sections.sip as SipSectionConfig | undefined;
-    const live = section ? new LiveSipCarrier(platform, sipSettings(section)) : null;
-    if (live) {
-      await live.start();
-      app.addHook('onClose', () => live.stop());
-    }
-    const carriers = new VoiceCarriers(simulator, live);
-    const calls = new CallService(platform, events, carriers);
-    simulator.connect(calls);
-    live?.connect(calls);
+  register(app, { platform, events, services, carriers, wiring }) {
+    const voice = carriers.voice;
+    const calls = new CallService(platform, events, voice, wiring.inboundAnswerer.getter);
+    wiring.callSignals.fill(calls);
     // Flow webhooks are signed with the account's default secret, like a call's own webhook_url.
     const box = SecretBox.fromConfig(platform.config);
     const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
-    const interpreter = new FlowInterpreter(platform, calls, carriers, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks));
+    const { flow, ownedMedia } = wiring;
+    const interpreter = new FlowInterpreter(platform, calls, voice, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks), {
+      recordings: flow.recordings.getter,
+      agents: flow.agents.getter,
+      queues: flow.queues.getter,
+      conferences: flow.conferences.getter,
+      streams: flow.streams.getter,
+      ownedMedia: [ownedMedia.agentTurns.getter, ownedMedia.queueWait.getter],
+    });
+    wiring.mediaEvents.fill(interpreter);
     services.calls = calls;
     services.flowInterpreter = interpreter;
     app.addHook('onClose', async () => {
       interpreter.stop();
       await flowWebhooks.close();
     });
-    services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, simulator);
-    // A live caller reaching a number is answered by its voice configuration, as a sandbox one is.
-    calls.connectInbound(services.inboundFlowCalls);
-    services.voiceCarriers = carriers;
+    // A caller reaching a number, sandbox or live, is answered by its voice configuration.
+    services.inboundFlowCalls = new InboundFlowCalls(platform, calls, events, carriers.sandbox);
+    wiring.inboundAnswerer.fill(services.inboundFlowCalls);
     // A number's stored voice_flow is checked against the media that will answer its calls.
-    services.numbers.inboundMedia = (mode) => (mode === 'sandbox' ? simulator.media : live?.media ?? null);
-    services.accounts.activeCalls = (accountId, mode) => calls.activeCalls(accountId, mode);
+    wiring.inboundMedia.fill((mode) => (mode === 'sandbox' ? voice.forMode('sandbox').media : voice.live?.media ?? null));
+    wiring.activeCalls.fill((accountId, mode) => calls.activeCalls(accountId, mode));
     app.addSchema(CallSchema);
     callRoutes(app, calls);
     flowRoutes(app, calls);
-    flowControlRoutes(app, new FlowControl(platform, calls, carriers, interpreter, events));
-    farEndRoutes(app, new SandboxFarEnd(platform, calls, simulator.media));
+    flowControlRoutes(app, new FlowControl(platform, calls, voice, interpreter, events));
+    farEndRoutes(app, new SandboxFarEnd(platform, calls, carriers.sandbox));
   },
 };

@@ -1,7 +1,8 @@
 // The Call contract (spec section 2): request bodies, the Call resource and list filters.
 import { Type } from 'typebox';
 import { Metadata, NullableTimestamp, PageQuery, Timestamp } from '../../platform/schemas.ts';
-import { CALL_STATUSES, HANGUP_CAUSES, HANGUP_SOURCES } from './states.ts';
+import { CALL_STATUSES } from '../../telephony/call-ref.ts';
+import { HANGUP_CAUSES, HANGUP_SOURCES } from '../../telephony/call-end.ts';
 import { TRANSFER_STATUSES } from './transfer-states.ts';
 
 const PhoneNumber = (description: string) =>

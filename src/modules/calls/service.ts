@@ -2,27 +2,31 @@
 // up, blind transfers, lists, and the CallSignals the carrier drives the call with. Every
 // change goes through `transition` (states.ts) inside one transaction with its events and
 // the carrier's next jobs.
+import { sql } from 'kysely';
 import { fetchPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
-import type { AccountRow, Mode } from '../../store/platform-tables.ts';
+import type { AccountRow, Mode, NumberRow } from '../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
 import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { phoneFacts } from '../../platform/phone.ts';
-import { prepareFor } from '../../store/prepared.ts';
+import { prepareFor, prepareRowInsert } from '../../store/prepared.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { limitsOf } from '../accounts/plans.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
-import type { CallEnd, CallSignals, InboundCall, TransferOutcome, VoiceCarrier, VoiceCarriers } from '../../carriers/carrier.ts';
+import type { CallSignals, InboundDecision, InboundOffer, VoiceCarrier, VoiceCarriers } from '../../carriers/index.ts';
+import type { CallEnd, TransferOutcome } from '../../telephony/call-end.ts';
+import type { CallRef } from '../../telephony/call-ref.ts';
 import type { CallRow } from './tables.ts';
-import { STATE_EVENTS as TRANSFER_EVENTS } from './transfer-states.ts';
+import { STATE_EVENTS as TRANSFER_EVENTS, TRANSFER_MACHINE } from './transfer-states.ts';
 import { ACTIVE_STATUSES, STATE_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
 import { ActiveCallCounts } from './active-counts.ts';
+import { countCallStatus } from './metrics.ts';
 import { unheardSpeechErrors, validateFlow } from './flows/validate.ts';
 import type { Verb } from './flows/schema.ts';
 import { assertFlowUrlsAllowed } from './flows/flow-urls.ts';
@@ -55,6 +59,9 @@ export interface CallListFilter {
   status?: CallStatus | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** Either side of the call (the console's number filter). */
+  number?: string | undefined;
+  direction?: 'inbound' | 'outbound' | undefined;
   createdGte?: string | undefined;
   createdLte?: string | undefined;
 }
@@ -67,7 +74,19 @@ export type TransferListener = (trx: Trx, call: CallRow, index: number, outcome:
 
 /** What answers an inbound call from a carrier (flows/inbound.ts). */
 export interface InboundAnswerer {
-  arrived(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow>;
+  /** Creates the call to `number`, ringing, set to run the number's voice configuration. */
+  arrived(trx: Trx, number: NumberRow, input: InboundCall, clock: Clock): Promise<CallRow>;
+}
+
+/** An inbound call to one of an account's numbers, as the calls module creates it. */
+export interface InboundCall {
+  accountId: string;
+  mode: Mode;
+  /** The caller, E.164. */
+  from: string;
+  /** The account's number that was called. */
+  to: string;
+  webhookUrl: string | null;
 }
 
 /** An inbound call as the carrier (or the sandbox's simulated caller) reports it. */
@@ -86,13 +105,27 @@ export function e164(field: string, raw: string): string {
   return parsed.e164;
 }
 
+/**
+ * Retry-After on `concurrent_call_limit`. When a slot frees is not known ahead (a call ends when
+ * a party hangs up), so this is an honest polling interval, not a promise: short enough that a
+ * freed slot is used soon, long enough that a waiting client does not spend its request budget
+ * on refusals. The call.completed (or call.failed, ...) webhook says exactly when one frees.
+ */
+export const CONCURRENT_CALL_RETRY_SECONDS = 5;
+
 export class CallService implements CallSignals {
   private readonly listeners: CallListener[] = [];
   private readonly transferListeners: TransferListener[] = [];
 
   private readonly activeCounts: ActiveCallCounts;
 
-  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly carriers: VoiceCarriers) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly events: EventEmitter,
+    private readonly carriers: VoiceCarriers,
+    /** Answers carriers' inbound calls with the called number's voice configuration (flows/inbound.ts, built over this service). */
+    private readonly inboundAnswerer: () => InboundAnswerer,
+  ) {
     this.activeCounts = new ActiveCallCounts(platform.config.keyCacheTtlMs, async (accountId, mode) => {
       const [row] = await activeCallsNow(this.db, accountId, mode);
       return Number(row?.n ?? 0);
@@ -134,6 +167,7 @@ export class CallService implements CallSignals {
       present: (trx, row) => presentOne(trx, row, this.base),
       afterUpdate: async (trx, row, from) => {
         this.activeCounts.changed(trx, row.account_id, row.mode);
+        countCallStatus(trx, row);
         for (const listener of this.listeners) await listener(trx, row, from, clock);
       },
     };
@@ -171,11 +205,6 @@ export class CallService implements CallSignals {
       await assertWebhookUrlAllowed(input.answer_fallback_url, mode, this.platform.config, 'answer_fallback_url');
       flowState = JSON.stringify({ ...JSON.parse(flowState!), fallbackUrl: input.answer_fallback_url });
     }
-    const carrier = this.carriers.forMode(mode);
-    const unheard = unheardSpeechErrors(inlineVerbs, carrier.media);
-    if (unheard.length > 0) {
-      throw new Problem('validation_failed', `The flow cannot run on ${mode} calls here: ${unheard.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: unheard });
-    }
     const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url', 'voice_trunk'])
       .where('account_id', '=', account.id).where('mode', '=', mode)
       .where('phone_number', '=', from).where('status', '=', 'active')
@@ -184,6 +213,13 @@ export class CallService implements CallSignals {
       throw new Problem('from_number_not_owned', `${from} is not an active voice number of this account in ${mode} mode. List yours with GET /v1/numbers.`, {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
       });
+    }
+    // Only now the carrier: a missing live carrier (carrier_not_configured) is a permanent
+    // refusal of a request that is otherwise right, so it must not hide a wrong `from`.
+    const carrier = this.carriers.forMode(mode);
+    const unheard = unheardSpeechErrors(inlineVerbs, carrier.media);
+    if (unheard.length > 0) {
+      throw new Problem('validation_failed', `The flow cannot run on ${mode} calls here: ${unheard.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors: unheard });
     }
     carrier.checkRoute?.(number.voice_trunk ?? null);
     if (flowState !== null && carrier.runsFlows === false) {
@@ -211,12 +247,38 @@ export class CallService implements CallSignals {
         metadata: JSON.stringify(input.metadata ?? {}),
       });
       if (flowState) row.flow_state = flowState;
-      await trx.insertInto('calls').values(row).execute();
+      await insertCall(trx, row);
+      countCallStatus(trx, row);
       const call = presentCall(row, [], this.base);
       await this.emit(trx, row, STATE_EVENTS.queued, call, clock);
-      await carrier.place(trx, row);
+      await carrier.place(trx, row, number.voice_trunk ?? null);
       return call;
     });
+  }
+
+  /**
+   * An outbound call Switchboard places itself, inside the caller's transaction (routing rings a
+   * worker this way): `from` is a number of the account, `verbs` an already valid flow. The same
+   * concurrent-call cap and the same call.queued as POST /v1/calls.
+   */
+  async placeInTransaction(trx: Trx, input: { accountId: string; mode: Mode; from: string; to: string; timeout: number; verbs: Verb[] }, clock: Clock): Promise<CallRow> {
+    const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
+    await this.enforceConcurrentLimit(trx, account, input.mode);
+    const number = await trx.selectFrom('numbers').select(['webhook_url', 'voice_trunk']).where('account_id', '=', input.accountId)
+      .where('mode', '=', input.mode).where('phone_number', '=', input.from).executeTakeFirst();
+    const carrier = this.carriers.forMode(input.mode);
+    const webhookUrl = number?.webhook_url ?? null;
+    const row = newCallRow(carrier, clock, {
+      subscription_webhook_url: webhookUrl === null ? await this.subscriptionUrl(trx, input.accountId, input.mode) : null,
+      account_id: input.accountId, mode: input.mode, status: 'queued', direction: 'outbound', from_number: input.from, to_number: input.to,
+      record: 0, webhook_url: webhookUrl, timeout: input.timeout, time_limit: DEFAULT_TIME_LIMIT, metadata: '{}',
+    });
+    row.flow_state = JSON.stringify(newFlowState(input.verbs));
+    await trx.insertInto('calls').values(row).execute();
+    countCallStatus(trx, row);
+    await this.emit(trx, row, STATE_EVENTS.queued, presentCall(row, [], this.base), clock);
+    await carrier.place(trx, row, number?.voice_trunk ?? null);
+    return row;
   }
 
   /**
@@ -224,17 +286,27 @@ export class CallService implements CallSignals {
    * and is answered by whoever handles the number (an AI agent) through `answered`.
    * Inbound calls count against the concurrent-call cap like outbound ones.
    */
-  /** Answers carriers' inbound calls with the called number's voice configuration (flows/inbound.ts, connected at start). */
-  private inboundAnswerer: InboundAnswerer | null = null;
-
-  connectInbound(answerer: InboundAnswerer): void {
-    this.inboundAnswerer = answerer;
-  }
-
-  /** CallSignals: a carrier's caller reached one of an account's numbers. */
-  async inboundCall(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow> {
-    if (!this.inboundAnswerer) throw new Error('an inbound call arrived before the calls module connected its answerer');
-    return this.inboundAnswerer.arrived(trx, input, clock);
+  /** CallSignals: a carrier's caller asks for one of our numbers; the one place that decides. */
+  async admit(trx: Trx, offer: InboundOffer, clock: Clock): Promise<InboundDecision> {
+    const number = await trx.selectFrom('numbers').selectAll()
+      .where('mode', '=', offer.mode).where('phone_number', '=', offer.to).where('status', '=', 'active').executeTakeFirst();
+    // A binding delivers only the numbers bound to it (or unbound ones): never another's.
+    if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice') || (number.voice_trunk ?? offer.binding) !== offer.binding) {
+      return { admitted: false, reason: 'unknown_number' };
+    }
+    let row: CallRow;
+    try {
+      row = await this.inboundAnswerer().arrived(trx, number, {
+        accountId: number.account_id, mode: offer.mode, from: offer.from, to: offer.to, webhookUrl: number.webhook_url,
+      }, clock);
+    } catch (err) {
+      // Refused before anything was written (enforceConcurrentLimit runs first).
+      if (err instanceof Problem && err.code === 'concurrent_call_limit') return { admitted: false, reason: 'at_capacity' };
+      throw err;
+    }
+    const carrier = { carrier_state: offer.carrierState, node: offer.node };
+    await trx.updateTable('calls').set(carrier).where('id', '=', row.id).execute();
+    return { admitted: true, call: { ...row, ...carrier } };
   }
 
   /** Creates an inbound call, `ringing`, with nothing to run yet: the callers above decide what answers it. */
@@ -255,7 +327,8 @@ export class CallService implements CallSignals {
       time_limit: DEFAULT_TIME_LIMIT,
       metadata: '{}',
     });
-    await trx.insertInto('calls').values(row).execute();
+    await insertCall(trx, row);
+    countCallStatus(trx, row);
     if (input.announce) await this.emit(trx, row, 'call.inbound', presentCall(row, [], this.base), clock);
     await this.emit(trx, row, STATE_EVENTS.ringing, presentCall(row, [], this.base), clock);
     return row;
@@ -277,7 +350,7 @@ export class CallService implements CallSignals {
     if (active >= limit) {
       throw new Problem('concurrent_call_limit',
         `The ${current.plan} plan allows ${limit} concurrent calls (queued, ringing or in progress) and ${active} are active in ${mode} mode. `
-        + 'Wait for one to end, or ask for a higher cap.', { extensions: { limit, active } });
+        + 'Wait for one to end, or ask for a higher cap.', { extensions: { limit, active }, headers: { 'retry-after': String(CONCURRENT_CALL_RETRY_SECONDS) } });
     }
   }
 
@@ -303,6 +376,10 @@ export class CallService implements CallSignals {
     if (f.status) q = q.where('status', '=', f.status);
     if (f.from) q = q.where('from_number', '=', f.from);
     if (f.to) q = q.where('to_number', '=', f.to);
+    const number = f.number;
+    if (number) q = q.where((eb) => eb.or([eb('from_number', '=', number), eb('to_number', '=', number)]));
+    // Calls made before migration 0005 have no direction: they were all outbound.
+    if (f.direction) q = q.where(sql<string>`coalesce(direction, 'outbound')`, '=', f.direction);
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
     const rows = await fetchPage(q, f);
@@ -312,9 +389,7 @@ export class CallService implements CallSignals {
 
   /** Locks the call for the rest of the transaction (PostgreSQL row lock; SQLite is serialised). */
   async lock(trx: Trx, callId: string): Promise<CallRow | undefined> {
-    let q = trx.selectFrom('calls').selectAll().where('id', '=', callId);
-    if (this.platform.database.engine === 'postgres') q = q.forUpdate();
-    return q.executeTakeFirst();
+    return (await (this.platform.database.engine === 'postgres' ? callByIdForUpdate : callById)(trx, callId))[0];
   }
 
   /** A call of this account and mode, locked; 404 otherwise. */
@@ -389,7 +464,7 @@ export class CallService implements CallSignals {
       throw new Problem('call_not_in_progress', `Only a call in progress can be transferred; call ${id} is ${call.status}.`);
     }
     const transfers = JSON.parse(call.transfers) as CallTransfer[];
-    if (transfers.some((t) => t.status === 'pending')) {
+    if (transfers.some((t) => !TRANSFER_MACHINE.isFinal(t.status))) {
       throw new Problem('conflict', `Call ${id} already has a transfer in progress; wait for call.transferred or call.transfer_failed.`);
     }
     const otherParty = call.direction === 'inbound' ? call.from_number : call.to_number;
@@ -412,15 +487,28 @@ export class CallService implements CallSignals {
     return this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
   }
 
-  async ringing(trx: Trx, call: CallRow): Promise<void> {
-    await transition(trx, this.deps(await this.clockOf(trx, call)), call, 'ringing');
+  /**
+   * The call's row as it stands in `trx`, for a signal: a carrier holds only a CallRef (and may
+   * hold it from before its own writes), while a transition needs the whole, current row. The
+   * carrier locked the call in this transaction (`lock`), so this read is the truth.
+   */
+  private async current(trx: Trx, ref: CallRef): Promise<CallRow> {
+    return trx.selectFrom('calls').selectAll().where('id', '=', ref.id).executeTakeFirstOrThrow();
   }
 
-  async answered(trx: Trx, call: CallRow): Promise<void> {
+  async ringing(trx: Trx, ref: CallRef, details: { postDialDelayMs?: number } = {}): Promise<void> {
+    const call = await this.current(trx, ref);
+    const extra = details.postDialDelayMs === undefined ? {} : { post_dial_delay_ms: details.postDialDelayMs };
+    await transition(trx, this.deps(await this.clockOf(trx, call)), call, 'ringing', extra);
+  }
+
+  async answered(trx: Trx, ref: CallRef): Promise<void> {
+    const call = await this.current(trx, ref);
     await transition(trx, this.deps(await this.clockOf(trx, call)), call, 'in_progress');
   }
 
-  async ended(trx: Trx, call: CallRow, end: CallEnd): Promise<void> {
+  async ended(trx: Trx, ref: CallRef, end: CallEnd): Promise<void> {
+    const call = await this.current(trx, ref);
     const clock = await this.clockOf(trx, call);
     await transition(trx, this.deps(clock), call, end.status, this.endExtra(call, clock, {
       hangup_cause: end.hangupCause,
@@ -431,12 +519,18 @@ export class CallService implements CallSignals {
     }));
   }
 
-  async transferSettled(trx: Trx, call: CallRow, index: number, outcome: TransferOutcome): Promise<void> {
+  async transferPending(trx: Trx, ref: CallRef, index: number): Promise<boolean> {
+    const call = await this.current(trx, ref);
+    return (JSON.parse(call.transfers) as CallTransfer[])[index]?.status === 'pending';
+  }
+
+  async transferSettled(trx: Trx, ref: CallRef, index: number, outcome: TransferOutcome): Promise<void> {
+    const call = await this.current(trx, ref);
     const clock = await this.clockOf(trx, call);
     const now = clock.now().toISOString();
     const transfers = JSON.parse(call.transfers) as CallTransfer[];
     const transfer = transfers[index];
-    if (!transfer || transfer.status !== 'pending') return;
+    if (!transfer || !TRANSFER_MACHINE.can(transfer.status, outcome)) return;
     transfer.status = outcome;
     transfer.settled_at = now;
     const next: CallRow = { ...call, transfers: JSON.stringify(transfers), updated_at: now };
@@ -448,9 +542,9 @@ export class CallService implements CallSignals {
   /** The end of a call also settles a transfer still ringing: it can no longer connect. */
   private endExtra(call: CallRow, clock: Clock, extra: TransitionExtra): TransitionExtra {
     const transfers = JSON.parse(call.transfers) as CallTransfer[];
-    if (!transfers.some((t) => t.status === 'pending')) return extra;
+    if (!transfers.some((t) => TRANSFER_MACHINE.can(t.status, 'canceled'))) return extra;
     const now = clock.now().toISOString();
-    const settled = transfers.map((t) => (t.status === 'pending' ? { ...t, status: 'canceled' as const, settled_at: now } : t));
+    const settled = transfers.map((t) => (TRANSFER_MACHINE.can(t.status, 'canceled') ? { ...t, status: 'canceled' as const, settled_at: now } : t));
     return { ...extra, transfers: JSON.stringify(settled) };
   }
 
@@ -492,6 +586,11 @@ function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields):
     updated_at: now,
   };
 }
+
+/** Every call is one insert, of one of a few shapes (a flow or not, inbound or outbound): compiled once each. */
+const insertCall = prepareRowInsert('calls');
+const callById = prepareFor((db, id: string) => db.selectFrom('calls').selectAll().where('id', '=', id), 1);
+const callByIdForUpdate = prepareFor((db, id: string) => db.selectFrom('calls').selectAll().where('id', '=', id).forUpdate(), 1);
 
 /** The hot-path copy of activeCallsQuery: GET /v1/account counts on every request its cache misses. */
 const activeCallsNow = prepareFor((db, accountId: string, mode: Mode) => activeCallsQuery(db, accountId, mode), 2);

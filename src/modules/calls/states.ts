@@ -1,17 +1,18 @@
 // The call state machine as data (ARCHITECTURE rule 2), and the one function that moves a
-// call: it checks the move against TRANSITIONS, stamps the time, UPDATEs the row and emits
-// the event of the new status in the same transaction.
+// call: CALL_MACHINE checks the move against TRANSITIONS, stamps the time and UPDATEs the row
+// if it is still in the status read; `transition` then emits the new status's event in the
+// same transaction.
 import type { Trx } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
-import { Problem } from '../../platform/problems.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
 import type { CallRow } from './tables.ts';
 import type { FlowEnd } from './flows/state.ts';
-import { NODE_LOST } from '../../carriers/carrier.ts';
+import { CALL_STATUSES, type CallStatus } from '../../telephony/call-ref.ts';
+import { NODE_LOST, type HangupCause } from '../../telephony/call-end.ts';
 
-export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
+export { CALL_STATUSES, type CallStatus };
 
 export const TRANSITIONS: Record<CallStatus, readonly CallStatus[]> = {
   queued: ['ringing', 'busy', 'no_answer', 'failed', 'canceled'],
@@ -44,16 +45,6 @@ export const ACTIVE_STATUSES: readonly CallStatus[] = ['queued', 'ringing', 'in_
 export function isFinal(status: CallStatus): boolean {
   return TRANSITIONS[status].length === 0;
 }
-
-/** Why a call ended (a small, carrier-neutral set modelled on Q.850 causes). */
-export const HANGUP_CAUSES = [
-  'normal_clearing', 'user_busy', 'no_answer', 'call_rejected', 'unallocated_number', 'network_out_of_order', 'originator_cancel', 'time_limit_reached',
-] as const;
-export type HangupCause = (typeof HANGUP_CAUSES)[number];
-
-/** Who ended the call: the caller side (your API hangup), the called party, the carrier, or Switchboard (time limit). */
-export const HANGUP_SOURCES = ['caller', 'callee', 'carrier', 'system'] as const;
-export type HangupSource = (typeof HANGUP_SOURCES)[number];
 
 const FLOW_END_REASONS: Record<FlowEnd, string> = {
   hangup_verb: 'The call\'s flow hung up (a hangup verb).',
@@ -97,20 +88,25 @@ export interface TransitionDeps {
   afterUpdate?(trx: Trx, row: CallRow, from: CallStatus): Promise<void>;
 }
 
-export type TransitionExtra = Partial<Pick<CallRow, 'answered_at' | 'ended_at' | 'duration_seconds' | 'hangup_cause' | 'hangup_source' | 'transfers' | 'carrier_code'>>;
+export type TransitionExtra = Partial<Pick<CallRow, 'answered_at' | 'ended_at' | 'duration_seconds' | 'hangup_cause' | 'hangup_source' | 'transfers' | 'carrier_code' | 'post_dial_delay_ms'>>;
+
+/** The one way a call's status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+export const CALL_MACHINE = defineStateMachine<CallStatus, CallRow>({
+  resource: 'Call',
+  table: 'calls',
+  transitions: TRANSITIONS,
+  stamp(row, to, now, extra) {
+    const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
+    const changes: Partial<CallRow> = { ...extra, timestamps: JSON.stringify(timestamps) };
+    // One instant per transition: answered_at and ended_at equal their timestamps entry.
+    if (to === 'in_progress') changes.answered_at ??= now;
+    if (isFinal(to)) changes.ended_at ??= now;
+    return changes;
+  },
+});
 
 export async function transition(trx: Trx, deps: TransitionDeps, row: CallRow, to: CallStatus, extra: TransitionExtra = {}): Promise<CallRow> {
-  if (!TRANSITIONS[row.status].includes(to)) {
-    throw new Problem('invalid_state_transition', `Call ${row.id} is ${row.status} and cannot become ${to}.`);
-  }
-  const now = deps.clock.now().toISOString();
-  const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
-  const changes = { ...extra, status: to, timestamps: JSON.stringify(timestamps), updated_at: now };
-  // One instant per transition: answered_at and ended_at equal their timestamps entry.
-  if (to === 'in_progress') changes.answered_at ??= now;
-  if (isFinal(to)) changes.ended_at ??= now;
-  await trx.updateTable('calls').set(changes).where('id', '=', row.id).execute();
-  const next: CallRow = { ...row, ...changes };
+  const next = await CALL_MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set: extra });
   await deps.afterUpdate?.(trx, next, row.status);
   const object = await deps.present(trx, next);
   // Every ended call also emits call.completed (once), after its outcome's own event, so a

@@ -5,7 +5,12 @@
 //   pending --(target answers)--------------> completed   call.transferred
 //   pending --(target busy, no answer, ...)--> busy | no_answer | failed   call.transfer_failed
 //   pending --(the call ends first)---------> canceled    the call's end (call.completed)
+//
+// Transfers live in the call's row (a JSON list), stored with the call's own UPDATE under the
+// call's lock, so TRANSFER_MACHINE only checks moves: calls/service.ts settles a transfer
+// only where it allows.
 import type { EventType } from '../../events/catalogue.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
 
 export const TRANSFER_STATUSES = ['pending', 'completed', 'busy', 'no_answer', 'failed', 'canceled'] as const;
 export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
@@ -31,3 +36,8 @@ export const STATE_EVENTS: Record<TransferStatus, EventType> = {
   failed: 'call.transfer_failed',
   canceled: 'call.completed',
 };
+
+export const TRANSFER_MACHINE = defineStateMachine<TransferStatus, { id: string; status: TransferStatus }>({
+  resource: 'Transfer',
+  transitions: TRANSITIONS,
+});

@@ -5,9 +5,9 @@
 // /v1 and hidden from the OpenAPI document: integrators never call these.
 import type { App } from '../../platform/app-type.ts';
 import { Problem } from '../../platform/problems.ts';
-import type { LiveMessagingCarrier } from '../../carriers/live-messaging/router.ts';
+import type { LiveMessaging } from '../../carriers/index.ts';
 
-export async function carrierHookRoutes(app: App, live: LiveMessagingCarrier): Promise<void> {
+export async function carrierHookRoutes(app: App, live: LiveMessaging): Promise<void> {
   await app.register(async (scope) => {
     // The signature covers the exact bytes sent, so this scope keeps JSON bodies raw.
     scope.removeContentTypeParser('application/json');

@@ -15,20 +15,27 @@ import type { EventType } from '../../events/catalogue.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import { prepareFor } from '../../store/prepared.ts';
-import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/messaging-carrier.ts';
+import { prepareFor, prepareInsert } from '../../store/prepared.ts';
+import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/index.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 import { assertMediaUrlsAllowed } from './media-urls.ts';
 import { MAX_BODY_CHARACTERS, MAX_MEDIA_URLS } from './schema.ts';
-import { STAMPS, STATE_EVENTS, TRANSITIONS, alreadyPassed, type MessageStatus } from './states.ts';
+import { MESSAGE_MACHINE, STATE_EVENTS, alreadyPassed, type MessageStatus } from './states.ts';
 import type { Channel, Direction, MessageRow } from './tables.ts';
+import { countMessageStatus } from './metrics.ts';
 
 export const MESSAGE_DISPATCH_JOB = 'messages.dispatch';
 
 /** Each status report reads the message it moves: compiled once. */
 const messageById = prepareFor((db, id: string) => db.selectFrom('messages').selectAll().where('id', '=', id), 1);
+/** Every message is one of these two inserts (an outbound one may wait with a reason): compiled once. */
+const MESSAGE_COLUMNS = ['id', 'account_id', 'mode', 'direction', 'channel', 'from_number', 'to_number', 'number_id', 'body', 'media_urls', 'template',
+  'encoding', 'segments', 'status', 'error_code', 'error_message', 'webhook_url', 'metadata', 'created_at', 'updated_at', 'sent_at', 'delivered_at',
+  'read_at', 'failed_at', 'received_at'] as const;
+const insertOutbound = prepareInsert('messages', [...MESSAGE_COLUMNS, 'status_reason']);
+const insertInbound = prepareInsert('messages', MESSAGE_COLUMNS);
 export const WHATSAPP_WINDOW_HOURS = 24;
 
 export interface Template { name: string; language: string; variables: string[] }
@@ -57,6 +64,8 @@ export interface ListQuery {
   startingAfter?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** Either side of the message (the console's number filter). */
+  number?: string | undefined;
   status?: MessageStatus | undefined;
   channel?: Channel | undefined;
   direction?: Direction | undefined;
@@ -106,24 +115,19 @@ export function normalisePhoneQuery(value: string | undefined): string | undefin
 
 export class MessageService {
   private readonly db: Kysely<Tables>;
-  /** The real carrier for live traffic (from the carriers file); without one, valid live sends answer 422 carrier_not_configured. */
-  private liveCarrier: MessagingCarrier | undefined = undefined;
-
   constructor(
     private readonly platform: Platform,
     private readonly events: EventEmitter,
     private readonly numbers: NumberService,
     private readonly sandboxCarrier: MessagingCarrier,
+    /** The real carrier for live traffic (from the carriers file); without one, valid live sends answer 422 carrier_not_configured. */
+    private readonly liveCarrier: MessagingCarrier | null = null,
   ) {
     this.db = platform.database.db;
     sandboxCarrier.attach((report, then, within) => this.applyReport(report, then, within));
-  }
-
-  /** Connects the live carrier's status reports and inbound messages to this service. */
-  useLiveCarrier(carrier: MessagingCarrier): void {
-    this.liveCarrier = carrier;
-    carrier.attach((report, then, within) => this.applyReport(report, then, within), (id, reason) => this.noteWaiting(id, reason), (id, seconds) => this.claimHandoff(id, seconds));
-    carrier.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
+    // The live carrier's status reports and inbound messages come to this service.
+    liveCarrier?.attach((report, then, within) => this.applyReport(report, then, within), (id, reason) => this.noteWaiting(id, reason), (id, seconds) => this.claimHandoff(id, seconds));
+    liveCarrier?.attachInbound?.((message, then) => this.receiveFromCarrier(message, then));
   }
 
   private carrierFor(mode: Mode): MessagingCarrier {
@@ -142,9 +146,9 @@ export class MessageService {
     checkDestination(input.to);
     if (input.webhook_url !== undefined) await assertWebhookUrlAllowed(input.webhook_url, mode, this.platform.config, 'webhook_url');
     await assertMediaUrlsAllowed(input.media_urls ?? [], mode, this.platform.config);
-    // After the request is validated: a permanent refusal never hides a bad field.
-    this.carrierFor(mode);
     return inTransaction(this.db, async (trx) => {
+      // The sending number before the carrier: a permanent refusal (carrier_not_configured)
+      // never hides a bad field, `from` included. Nothing is written before either check.
       const number = await this.sendingNumber(trx, accountId, mode, input.from, channel);
       const refusal = this.carrierFor(mode).refusal?.(channel, number.messaging_carrier ?? null);
       if (refusal) throw new Problem('carrier_not_configured', refusal);
@@ -180,7 +184,7 @@ export class MessageService {
         failed_at: null,
         received_at: null,
       };
-      await trx.insertInto('messages').values(row).execute();
+      await insertOutbound(trx, row);
       await this.emit(trx, row, STATE_EVENTS.queued, clock);
       const carrier = this.carrierFor(mode);
       if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
@@ -239,7 +243,7 @@ export class MessageService {
       webhook_url: number.webhook_url, metadata: '{}', created_at: now, updated_at: now,
       sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: sentAt ?? now,
     };
-    await trx.insertInto('messages').values(row).execute();
+    await insertInbound(trx, row);
     await this.emit(trx, row, STATE_EVENTS.received, clock);
     return row;
   }
@@ -261,6 +265,8 @@ export class MessageService {
     let query = this.db.selectFrom('messages').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (q.from) query = query.where('from_number', '=', q.from);
     if (q.to) query = query.where('to_number', '=', q.to);
+    const number = q.number;
+    if (number) query = query.where((eb) => eb.or([eb('from_number', '=', number), eb('to_number', '=', number)]));
     if (q.status) query = query.where('status', '=', q.status);
     if (q.channel) query = query.where('channel', '=', q.channel);
     if (q.direction) query = query.where('direction', '=', q.direction);
@@ -365,26 +371,19 @@ export class MessageService {
   }
 
   /**
-   * The one way a message changes status: checks TRANSITIONS (and that only WhatsApp has
-   * `read`), stamps the state's time, updates the row only if it is still in the state
-   * we read, and emits `message.<status>` with the full message.
+   * The one way a message changes status: MESSAGE_MACHINE checks the move (and that only
+   * WhatsApp has `read`), stamps it and updates the row only if it is still in the state we
+   * read (and `guard` holds); then `message.<status>` is emitted with the full message.
    */
-  private async transition(trx: Trx, row: MessageRow, to: MessageStatus, clock: Clock, fields: Partial<MessageRow>, guard: (update: MessageUpdate) => MessageUpdate = (u) => u): Promise<MessageRow> {
-    if (!TRANSITIONS[row.status].includes(to) || (to === 'read' && row.channel !== 'whatsapp')) {
-      throw new Problem('invalid_state_transition', `Message ${row.id} is ${row.status} and cannot become ${to}.`);
-    }
-    const now = clock.now().toISOString();
-    const set: Partial<MessageRow> = { ...fields, status: to, status_reason: null, handoff_until: null, updated_at: now };
-    const stamp = STAMPS[to];
-    if (stamp) set[stamp] = now;
-    const result = await guard(trx.updateTable('messages').set(set).where('id', '=', row.id).where('status', '=', row.status)).executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Message ${row.id} changed meanwhile; retry.`);
-    const moved = { ...row, ...set };
+  private async transition(trx: Trx, row: MessageRow, to: MessageStatus, clock: Clock, fields: Partial<MessageRow>, guard?: (update: MessageUpdate) => MessageUpdate): Promise<MessageRow> {
+    const moved = await MESSAGE_MACHINE.move(trx, row, to, { now: clock.now().toISOString(), set: fields, ...(guard ? { where: guard } : {}) });
     await this.emit(trx, moved, STATE_EVENTS[to], clock);
     return moved;
   }
 
+  /** Every caller emits the event of the status the message just entered, so this is also where it is counted. */
   private emit(trx: Trx, row: MessageRow, type: EventType, clock: Clock) {
+    countMessageStatus(trx, row);
     return this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type, resourceType: 'message', resourceId: row.id,
       object: presentMessage(row), webhookUrl: row.webhook_url, clock,
@@ -396,7 +395,9 @@ export class MessageService {
     if (!number || number.status !== 'active') {
       throw new Problem('from_number_not_owned', number
         ? `${from} is still being ported; send from its temporary number until the port completes.`
-        : `${from} is not an active number of this account in ${mode} mode.`);
+        : `${from} is not an active number of this account in ${mode} mode. List yours with GET /v1/numbers.`, {
+        errors: [{ field: 'from', message: number ? 'is still being ported' : 'is not an active number of this account in this mode', code: 'not_allowed' }],
+      });
     }
     const capabilities = capabilitiesOf(number);
     if (!capabilities.includes(channel)) {

@@ -1,10 +1,11 @@
 // The message state machine as data (ARCHITECTURE rule 2). Every move goes through
-// `transition()` in service.ts, which checks it against this table, stamps the time,
-// updates the row and emits `message.<new status>` in the same transaction.
+// `transition()` in service.ts, which moves the row through MESSAGE_MACHINE (check, stamp,
+// conditional UPDATE) and emits `message.<new status>` in the same transaction.
 import type { EventType } from '../../events/catalogue.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
+import { MESSAGE_STATUSES, type MessageRow, type MessageStatus } from './tables.ts';
 
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'read', 'received', 'canceled'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export { MESSAGE_STATUSES, type MessageStatus };
 
 /** Allowed next states. `read` only follows `delivered`, and only on WhatsApp (checked in transition()). */
 export const TRANSITIONS: Record<MessageStatus, readonly MessageStatus[]> = {
@@ -45,8 +46,24 @@ export const STAMPS: Partial<Record<MessageStatus, 'sent_at' | 'delivered_at' | 
   canceled: 'canceled_at',
 };
 
+/** The one way a message's status moves (src/platform/state-machine.ts). */
+export const MESSAGE_MACHINE = defineStateMachine<MessageStatus, MessageRow>({
+  resource: 'Message',
+  table: 'messages',
+  transitions: TRANSITIONS,
+  allows: (row, to) => to !== 'read' || row.channel === 'whatsapp',
+  stamp(row, to, now, fields) {
+    const set: Partial<MessageRow> = { ...fields, status_reason: null, handoff_until: null };
+    const stamp = STAMPS[to];
+    if (stamp) set[stamp] = now;
+    // Stored as a number now, so the analytics rank an integer instead of parsing two timestamps per row.
+    if (to === 'delivered') set.delivery_ms = Math.max(0, Date.parse(now) - Date.parse(row.created_at));
+    return set;
+  },
+});
+
 export function canMove(from: MessageStatus, to: MessageStatus): boolean {
-  return TRANSITIONS[from].includes(to);
+  return MESSAGE_MACHINE.can(from, to);
 }
 
 /** True when `status` is at or past `target` on the path to it: a repeated carrier receipt. */

@@ -1,5 +1,8 @@
 import type { Mode } from '../../store/platform-tables.ts';
-import type { MessageStatus } from './states.ts';
+
+// The column's values; states.ts holds the moves between them.
+export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'delivered', 'undelivered', 'failed', 'read', 'received', 'canceled'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export type Channel = 'sms' | 'mms' | 'whatsapp';
 export type Direction = 'outbound' | 'inbound';
@@ -36,6 +39,8 @@ export interface MessageRow {
   updated_at: string;
   sent_at: string | null;
   delivered_at: string | null;
+  /** Outbound: milliseconds from acceptance (created_at) to delivery, stamped with delivered_at (migration 0033); the delivery-time percentiles rank it. */
+  delivery_ms?: number | null;
   read_at: string | null;
   failed_at: string | null;
   received_at: string | null;

@@ -8,7 +8,10 @@ import { NumberService } from './service.ts';
 export const numbersModule: SwitchboardModule = {
   name: 'numbers',
   register(app, ctx) {
-    ctx.services.numbers = new NumberService(ctx.platform.database.db, ctx.events, ctx.platform.config);
+    ctx.services.numbers = new NumberService(ctx.platform.database.db, ctx.events, ctx.platform.config, {
+      agentCheck: ctx.wiring.agentCheck.getter,
+      inboundMedia: ctx.wiring.inboundMedia.getter,
+    });
     app.addSchema(NumberSchema);
     app.addSchema(AvailableNumberSchema);
     numberRoutes(app, ctx);

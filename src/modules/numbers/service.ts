@@ -11,10 +11,18 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { findInInventory, inventoryCapabilities, searchInventory, type InventoryFilter, type InventoryNumber } from './sandbox-inventory.ts';
-import { STATE_EVENTS, TRANSITIONS, type NumberStatus } from './states.ts';
+import { NUMBER_MACHINE, STATE_EVENTS, type NumberStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
 import { assertOneVoiceHandler, checkVoiceConfig, type InboundMedia } from './voice-config.ts';
+import { prepareFor } from '../../store/prepared.ts';
+
+// Every message and call looks its number up by phone number: compiled once.
+const numberByPhone = prepareFor((db, accountId: string, mode: Mode, phoneNumber: string) => db.selectFrom('numbers').selectAll()
+  .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber)
+  .where('status', '!=', 'released').orderBy('id', 'desc'), 3);
+const activeLiveNumber = prepareFor((db, phoneNumber: string) => db.selectFrom('numbers').selectAll()
+  .where('mode', '=', 'live').where('phone_number', '=', phoneNumber).where('status', '=', 'active'), 1);
 
 export type Capability = 'voice' | 'sms' | 'mms' | 'whatsapp';
 
@@ -102,16 +110,30 @@ export interface NewNumber {
 
 const SEARCH_BATCH = 200;
 
-export class NumberService {
-  assertAgent: AgentCheck = async (_accountId, _mode, agentId) => {
+/** What the numbers service asks of the services built after it (late-bound: src/modules/wiring.ts). */
+export interface NumberPeers {
+  /** Whether an AI agent exists and can hear (the ai module). */
+  agentCheck(): AgentCheck;
+  /** The media of each mode's inbound calls (the calls module), so a stored voice_flow is checked against it. */
+  inboundMedia(): InboundMedia;
+}
+
+/** The operator CLI has no agents and no media: an agent is never found, a voice_flow is checked without media. */
+const NO_PEERS: NumberPeers = {
+  agentCheck: () => async (_accountId, _mode, agentId) => {
     throw new Problem('agent_not_found', `No AI agent "${agentId}" exists in this mode.`);
-  };
+  },
+  inboundMedia: () => () => null,
+};
 
-  /** The media of each mode's inbound calls: the calls module connects it, so a stored voice_flow is checked against it. */
-  inboundMedia: InboundMedia = () => null;
-
-  /** `config` (the webhook URL policy) is needed only to set voice URLs; the operator CLI does without. */
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventEmitter, private readonly config?: UrlPolicyConfig) {}
+export class NumberService {
+  /** `config` (the webhook URL policy) is needed only to set voice URLs; the operator CLI does without, and without `peers`. */
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly events: EventEmitter,
+    private readonly config?: UrlPolicyConfig,
+    private readonly peers: NumberPeers = NO_PEERS,
+  ) {}
 
   /** Numbers some account of `mode` holds (active or porting) among `phones`. */
   private async taken(db: Kysely<Tables>, mode: Mode, phones: string[]): Promise<Set<string>> {
@@ -239,15 +261,12 @@ export class NumberService {
 
   /** The account's non-released number with this phone number, if any. */
   async findByPhone(accountId: string, mode: Mode, phoneNumber: string, db: Kysely<Tables> = this.db): Promise<NumberRow | undefined> {
-    return db.selectFrom('numbers').selectAll()
-      .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber)
-      .where('status', '!=', 'released').orderBy('id', 'desc').executeTakeFirst();
+    return (await numberByPhone(db, accountId, mode, phoneNumber))[0];
   }
 
   /** The active live number with this phone number, whichever account holds it (inbound from a live carrier). */
   async findActiveLive(phoneNumber: string, db: Kysely<Tables> = this.db): Promise<NumberRow | undefined> {
-    return db.selectFrom('numbers').selectAll()
-      .where('mode', '=', 'live').where('phone_number', '=', phoneNumber).where('status', '=', 'active').executeTakeFirst();
+    return (await activeLiveNumber(db, phoneNumber))[0];
   }
 
   /** Released numbers are listed only when asked for with status=released. */
@@ -274,9 +293,9 @@ export class NumberService {
     // A missing number is a 404 before anything about the body is judged (the URL checks
     // below may resolve names, so they run outside the transaction, which reads it again).
     await this.get(accountId, mode, id);
-    if (patch.agent_id) await this.assertAgent(accountId, mode, patch.agent_id);
+    if (patch.agent_id) await this.peers.agentCheck()(accountId, mode, patch.agent_id);
     if (typeof patch.webhook_url === 'string') await this.assertWebhookUrl(patch.webhook_url, mode);
-    const voice = await checkVoiceConfig(patch, mode, this.config, this.inboundMedia);
+    const voice = await checkVoiceConfig(patch, mode, this.config, this.peers.inboundMedia());
     return inTransaction(this.db, async (trx) => {
       const row = await this.get(accountId, mode, id, trx);
       if (row.status === 'released') throw new Problem('number_not_active', `Number ${id} was released and can no longer be changed.`);
@@ -323,20 +342,12 @@ export class NumberService {
   }
 
   /**
-   * The one way a number changes status: checks the move against TRANSITIONS, stamps it,
-   * updates the row only if nobody moved it meanwhile, and emits the state's event (to the
-   * number's webhook_url, or `webhookUrl` when a port order names its own).
+   * The one way a number changes status: NUMBER_MACHINE checks the move, stamps it and
+   * updates the row only if nobody moved it meanwhile; then the state's event is emitted (to
+   * the number's webhook_url, or `webhookUrl` when a port order names its own).
    */
   async transition(trx: Trx, row: NumberRow, to: 'active' | 'released', clock: Clock, webhookUrl: string | null = row.webhook_url): Promise<NumberRow> {
-    if (!TRANSITIONS[row.status].includes(to)) {
-      throw new Problem('invalid_state_transition', `Number ${row.id} cannot go from ${row.status} to ${to}.`);
-    }
-    const now = clock.now().toISOString();
-    const set: Partial<NumberRow> = { status: to, updated_at: now };
-    if (to === 'released') set.released_at = now;
-    const result = await trx.updateTable('numbers').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Number ${row.id} changed while this request ran; retry.`);
-    const moved = { ...row, ...set };
+    const moved = await NUMBER_MACHINE.move(trx, row, to, { now: clock.now().toISOString() });
     await this.emit(trx, moved, STATE_EVENTS[to], clock, webhookUrl);
     return moved;
   }

@@ -3,6 +3,7 @@
 // porting -> active, `number.released` any move to `released`.
 import type { NumberRow } from '../../store/platform-tables.ts';
 import type { EventType } from '../../events/catalogue.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
 
 export type NumberStatus = NumberRow['status'];
 
@@ -22,3 +23,11 @@ export const STATE_EVENTS = {
   active: 'number.ported',
   released: 'number.released',
 } as const satisfies Record<NumberStatus, EventType>;
+
+/** The one way a number's status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+export const NUMBER_MACHINE = defineStateMachine<NumberStatus, NumberRow>({
+  resource: 'Number',
+  table: 'numbers',
+  transitions: TRANSITIONS,
+  stamp: (_row, to, now, set) => (to === 'released' ? { ...set, released_at: now } : set),
+});

@@ -6,7 +6,7 @@ import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import { Problem, invalidField } from '../../platform/problems.ts';
 import { assertWebhookUrlAllowed, type UrlPolicyConfig } from '../webhooks/url-policy.ts';
 import { unheardSpeechErrors, validateFlow } from '../calls/flows/validate.ts';
-import type { MediaPort } from '../../carriers/media-port.ts';
+import type { MediaPort } from '../../carriers/index.ts';
 import { assertFlowUrlsAllowed } from '../calls/flows/flow-urls.ts';
 
 type VoicePatch = { voice_url?: string | null | undefined; voice_fallback_url?: string | null | undefined; voice_flow?: unknown[] | null | undefined };

@@ -8,7 +8,7 @@ import { PORT_COMPLETE_JOB, PORT_REVIEW_JOB, PortService } from './service.ts';
 export const portsModule: SwitchboardModule = {
   name: 'ports',
   register(app, ctx) {
-    const ports = new PortService(ctx.platform, ctx.events, ctx.services.numbers);
+    const ports = new PortService(ctx.platform, ctx.events, ctx.services.numbers, ctx.carriers.sandbox);
     ctx.services.ports = ports;
     ctx.platform.jobs.register(PORT_REVIEW_JOB, (payload: { portId: string; submittedAt: string }) => ports.review(payload));
     ctx.platform.jobs.register(PORT_COMPLETE_JOB, (payload: { portId: string; focDate: string }) => ports.complete(payload));

@@ -16,11 +16,11 @@ import type { EventEmitter } from '../../events/emit.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import { US_FEDERAL_HOLIDAYS_2026_2027 } from '../numbers/business-days.ts';
+import { US_FEDERAL_HOLIDAYS_2026_2027 } from '../../telephony/business-days.ts';
 import type { NumberService } from '../numbers/service.ts';
-import { PORT_REVIEW_SECONDS, reviewPort } from '../../carriers/simulator/porting.ts';
+import type { SandboxNetwork } from '../../carriers/index.ts';
 import type { PortRow } from './tables.ts';
-import { CANCEL_CUTOFF_HOURS, STATE_EVENTS, STAMPS, TRANSITIONS, type PortStatus } from './states.ts';
+import { CANCEL_CUTOFF_HOURS, PORT_MACHINE, STATE_EVENTS, type PortStatus } from './states.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
 import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 
@@ -95,7 +95,13 @@ export class PortService {
   /** Non-business days for FOC dates: US federal holidays plus SWITCHBOARD_HOLIDAYS. */
   readonly holidays: string[];
 
-  constructor(private readonly platform: Platform, private readonly events: EventEmitter, private readonly numbers: NumberService) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly events: EventEmitter,
+    private readonly numbers: NumberService,
+    /** The simulated losing carrier reviews sandbox orders. */
+    private readonly sandbox: SandboxNetwork,
+  ) {
     this.db = platform.database.db;
     this.holidays = [...US_FEDERAL_HOLIDAYS_2026_2027, ...platform.config.holidays];
   }
@@ -216,12 +222,13 @@ export class PortService {
     const { portId } = payload;
     const head = await this.db.selectFrom('ports').select(['account_id', 'mode']).where('id', '=', portId).executeTakeFirst();
     if (!head) return;
-    const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
     await inTransaction(this.db, async (trx) => {
+      // Read under the clock's lock: the FOC job is scheduled at an absolute sandbox time.
+      const clock = await this.platform.sandboxClocks.lockedClockFor(trx, head.account_id, head.mode);
       const row = await this.row(trx, head.account_id, head.mode, portId);
       // Already answered, canceled, or resubmitted since this job was scheduled.
       if (row.status !== 'submitted' || row.submitted_at !== payload.submittedAt) return;
-      const answer = reviewPort({ id: row.id, accountNumber: row.account_number, pin: row.pin, submittedAt: new Date(row.submitted_at) }, this.holidays);
+      const answer = this.sandbox.reviewPort({ id: row.id, accountNumber: row.account_number, pin: row.pin, submittedAt: new Date(row.submitted_at) }, this.holidays);
       if (answer.outcome === 'exception') {
         await this.transition(trx, row, 'exception', clock, { exception_code: answer.code, exception_detail: answer.detail });
       } else if (answer.outcome === 'rejected') {
@@ -265,26 +272,17 @@ export class PortService {
 
   private async scheduleReview(trx: Trx, row: PortRow): Promise<void> {
     await this.platform.jobs.enqueue(trx, PORT_REVIEW_JOB, { portId: row.id, submittedAt: row.submitted_at }, {
-      delaySeconds: PORT_REVIEW_SECONDS * this.platform.config.simTimeScale,
+      delaySeconds: this.sandbox.portReviewSeconds * this.platform.config.simTimeScale,
       clockId: clockIdOf(row),
     });
   }
 
   /**
-   * The one way an order changes state: checks TRANSITIONS, stamps the state's time, updates
-   * the row only if it is still in the state we read, and emits `number.port.<status>`.
+   * The one way an order changes state: PORT_MACHINE checks the move, stamps the state's time
+   * and updates the row only if it is still in the state we read; then `number.port.<status>`.
    */
   private async transition(trx: Trx, row: PortRow, to: PortStatus, clock: Clock, fields: Partial<PortRow>): Promise<PortRow> {
-    if (!TRANSITIONS[row.status].includes(to)) {
-      throw new Problem('invalid_state_transition', `Port ${row.id} is ${row.status} and cannot become ${to}.`);
-    }
-    const now = clock.now().toISOString();
-    const set: Partial<PortRow> = { ...fields, status: to, updated_at: now };
-    const stamp = STAMPS[to];
-    if (stamp) set[stamp] = now;
-    const result = await trx.updateTable('ports').set(set).where('id', '=', row.id).where('status', '=', row.status).executeTakeFirst();
-    if (Number(result.numUpdatedRows) !== 1) throw new Problem('conflict', `Port ${row.id} changed while this request ran; retry.`);
-    const moved = { ...row, ...set };
+    const moved = await PORT_MACHINE.move(trx, row, to, { now: clock.now().toISOString(), set: fields });
     await this.emit(trx, moved, await this.numbersOf(trx, [row.id]), clock);
     return moved;
   }

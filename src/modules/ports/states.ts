@@ -8,9 +8,10 @@
 // Cancel from foc_scheduled is refused within 48 h of the FOC date (409
 // port_cancel_too_late): by then the carriers have committed to the cut-over.
 import type { EventType } from '../../events/catalogue.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
+import { PORT_STATUSES, type PortRow, type PortStatus } from './tables.ts';
 
-export const PORT_STATUSES = ['submitted', 'foc_scheduled', 'exception', 'completed', 'canceled', 'rejected'] as const;
-export type PortStatus = (typeof PORT_STATUSES)[number];
+export { PORT_STATUSES, type PortStatus };
 
 export const TRANSITIONS: Record<PortStatus, readonly PortStatus[]> = {
   submitted: ['foc_scheduled', 'exception', 'rejected', 'canceled'],
@@ -38,6 +39,19 @@ export const STAMPS: Partial<Record<PortStatus, 'submitted_at' | 'foc_scheduled_
   canceled: 'canceled_at',
   rejected: 'rejected_at',
 };
+
+/** The one way an order's status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+export const PORT_MACHINE = defineStateMachine<PortStatus, PortRow>({
+  resource: 'Port',
+  table: 'ports',
+  transitions: TRANSITIONS,
+  stamp(_row, to, now, fields) {
+    const set: Partial<PortRow> = { ...fields };
+    const stamp = STAMPS[to];
+    if (stamp) set[stamp] = now;
+    return set;
+  },
+});
 
 /** How close to the FOC date a cancel is still accepted. */
 export const CANCEL_CUTOFF_HOURS = 48;

@@ -1,5 +1,8 @@
 import type { Mode } from '../../store/platform-tables.ts';
-import type { PortStatus } from './states.ts';
+
+// The column's values; states.ts holds the moves between them.
+export const PORT_STATUSES = ['submitted', 'foc_scheduled', 'exception', 'completed', 'canceled', 'rejected'] as const;
+export type PortStatus = (typeof PORT_STATUSES)[number];
 
 export interface PortRow {
   id: string;

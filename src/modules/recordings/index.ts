@@ -8,15 +8,16 @@ import { recordingRoutes } from './routes.ts';
 
 export const recordingsModule: SwitchboardModule = {
   name: 'recordings',
-  register(app, { platform, events, services }) {
+  register(app, { platform, events, services, wiring }) {
     const recordings = new RecordingService(platform, events, services.calls, services.voiceCarriers);
     services.recordings = recordings;
     // A flow's record verb makes a recording through this service.
-    services.flowInterpreter.connectRecordings({
+    wiring.flow.recordings.fill({
       start: (trx, call, clock) => recordings.startForFlow(trx, call, clock),
       stop: (trx, call, id, clock) => recordings.stopForFlow(trx, call, id, clock),
     });
-    for (const carrier of services.voiceCarriers.all()) carrier.media.connectSinks(recordings.sinks);
+    // Every carrier's captured audio goes into this service's recordings.
+    wiring.recordingSinks.fill(recordings.sinks);
     app.addSchema(RecordingSchema);
     recordingRoutes(app, recordings);
   },

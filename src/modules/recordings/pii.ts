@@ -2,7 +2,7 @@
 // audio. Detection is deliberately conservative about what counts as a card
 // (Luhn) or SSN (SSA rules) so ordinary numbers in calls stay readable.
 import { findPhoneNumbersInText } from 'libphonenumber-js';
-import type { TranscriptSegment } from './transcript.ts';
+import type { TranscriptSegment } from '../../telephony/transcript.ts';
 
 export type PiiType = 'credit_card' | 'ssn' | 'phone_number' | 'email_address';
 

@@ -14,6 +14,7 @@ export function presentRecording(row: RecordingRow, publicUrl: string): Recordin
     object: 'recording',
     mode: row.mode,
     call_id: row.call_id,
+    conference_id: row.conference_id ?? null,
     status: row.status,
     source: row.source as Recording['source'],
     format: 'wav',

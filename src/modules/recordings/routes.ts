@@ -33,7 +33,7 @@ export function recordingRoutes(app: App, recordings: RecordingService): void {
   }, async (request) => {
     const q = request.query;
     const rows = await recordings.list(request.auth.account.id, request.auth.mode, {
-      limit: q.limit, startingAfter: q.starting_after, callId: q.call_id, status: q.status,
+      limit: q.limit, startingAfter: q.starting_after, callId: q.call_id, conferenceId: q.conference_id, status: q.status,
       createdGte: q.created_gte, createdLte: q.created_lte,
     });
     return toPage(rows, q.limit, recordings.present);

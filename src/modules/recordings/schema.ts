@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { PageQuery, Timestamp } from '../../platform/schemas.ts';
 import { RECORDING_STATUSES } from './states.ts';
 import { PII_TYPES } from './pii.ts';
-import { SPEAKERS } from './transcript.ts';
+import { SPEAKERS } from '../../telephony/transcript.ts';
 
 const literals = <const T extends string[]>(values: readonly [...T]) => Type.Enum(values);
 export const PiiTypeSchema = literals(PII_TYPES);
@@ -34,9 +34,10 @@ export const RecordingSchema = Type.Object(
     id: Type.String({ examples: ['rec_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),
     object: Type.Literal('recording'),
     mode: Type.Union([Type.Literal('sandbox'), Type.Literal('live')]),
-    call_id: Type.String(),
+    call_id: Type.String({ description: 'The call recorded; for a conference\'s recording, the participant whose join started it.' }),
+    conference_id: Type.Union([Type.String(), Type.Null()], { description: 'A conference\'s recording (source conference): the conference. Null for a call\'s recording.' }),
     status: literals(RECORDING_STATUSES),
-    source: Type.Union([Type.Literal('record'), Type.Literal('api'), Type.Literal('flow')], { description: 'record: the call\'s `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow\'s `record` verb (the other party only, mono).' }),
+    source: Type.Union([Type.Literal('record'), Type.Literal('api'), Type.Literal('flow'), Type.Literal('conference')], { description: 'record: the call\'s `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow\'s `record` verb (the other party only, mono); conference: a conference\'s `record: true` (one channel: what the room hears, from its start to its end).' }),
     format: Type.Literal('wav'),
     channels: Type.Integer({ description: '2 = dual channel (0 caller, 1 called party), 1 = mono mix.' }),
     sample_rate: Type.Integer({ description: 'Hz (16-bit PCM).' }),
@@ -79,6 +80,7 @@ export const CallRecordingListQuery = Type.Object({ ...PageQuery });
 export const RecordingListQuery = Type.Object({
   ...PageQuery,
   call_id: Type.Optional(Type.String({ maxLength: 64 })),
+  conference_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only the recording of this conference.' })),
   status: Type.Optional(literals(RECORDING_STATUSES)),
   created_gte: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or after this time.' })),
   created_lte: Type.Optional(Type.String({ format: 'date-time', description: 'Only recordings created at or before this time.' })),

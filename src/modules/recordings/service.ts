@@ -13,8 +13,8 @@ import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { silenceWavFile } from '../../media/wav-file-silence.ts';
-import type { VoiceCarriers } from '../../carriers/carrier.ts';
-import type { MediaPort } from '../../carriers/media-port.ts';
+import { LINE_RATE } from '../../media/call-file.ts';
+import type { MediaPort, VoiceCarriers } from '../../carriers/index.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import { isFinal } from '../calls/states.ts';
@@ -24,15 +24,16 @@ import { presentRecording, type Recording } from './presenter.ts';
 import { MediaStore } from './media-store.ts';
 import { PII_TYPES, redactSegments, type PiiType, type RedactedAudioRange } from './pii.ts';
 import { FileRecordingSinks, type CapturedFile } from './sinks.ts';
-import type { TranscriptSegment } from './transcript.ts';
+import type { TranscriptSegment } from '../../telephony/transcript.ts';
+import type { ConferenceMix } from '../../telephony/conference.ts';
 
-export const SAMPLE_RATE = 8000;
 const round3 = (s: number) => Math.round(s * 1000) / 1000;
 
 export interface RecordingListFilter {
   limit: number;
   startingAfter?: string | undefined;
   callId?: string | undefined;
+  conferenceId?: string | undefined;
   status?: RecordingStatus | undefined;
   createdGte?: string | undefined;
   createdLte?: string | undefined;
@@ -81,10 +82,10 @@ export class RecordingService {
    * A flow's record verb (FlowRecordings): the recording exists from now, status recording; the
    * media port's record operation captures it (the far end only, mono), not a tap of the call.
    */
-  async startForFlow(trx: Trx, call: CallRow, clock: Clock): Promise<{ id: string; format: { channels: 1; sampleRate: typeof SAMPLE_RATE } }> {
+  async startForFlow(trx: Trx, call: CallRow, clock: Clock): Promise<{ id: string; format: { channels: 1; sampleRate: typeof LINE_RATE } }> {
     const at = await this.port(call).elapsed(trx, call);
     const row = await this.create(trx, call, 'flow', 1, at, clock, false);
-    return { id: row.id, format: { channels: 1, sampleRate: SAMPLE_RATE } };
+    return { id: row.id, format: { channels: 1, sampleRate: LINE_RATE } };
   }
 
   /** The record verb ended: the recording stops and is processed like one stopped by the API. */
@@ -94,17 +95,46 @@ export class RecordingService {
     await this.stop(trx, row, call, await this.port(call).elapsed(trx, call), clock);
   }
 
-  private async create(trx: Trx, call: CallRow, source: 'record' | 'api' | 'flow', channels: 1 | 2, at: number, clock: Clock, tap = true): Promise<RecordingRow> {
+  /**
+   * A conference with `record: true` started (ConferenceRecordings): its recording exists from
+   * now, tied to `call` (the participant whose join started it) for its webhooks; the port
+   * captures what the room hears, not a tap of that call.
+   */
+  async startForConference(trx: Trx, call: CallRow, mix: ConferenceMix, clock: Clock): Promise<string> {
+    const row = await this.create(trx, call, 'conference', 1, 0, clock, false, mix.conferenceId);
+    await this.conferenceMedia(call).startCapture(trx, mix, row.id, { channels: 1, sampleRate: LINE_RATE });
+    return row.id;
+  }
+
+  /** The conference ended: its recording stops and is processed (call.recording.stopped, then ready). */
+  async stopForConference(trx: Trx, recordingId: string, mix: ConferenceMix, clock: Clock): Promise<void> {
+    const row = await this.lock(trx, recordingId);
+    if (!row || row.status !== 'recording') return;
+    const call = await trx.selectFrom('calls').selectAll().where('id', '=', row.call_id).executeTakeFirstOrThrow();
+    const timestamps = JSON.parse(row.timestamps) as Record<string, string>;
+    const seconds = (Date.parse(clock.now().toISOString()) - Date.parse(timestamps.recording ?? row.created_at)) / 1000 / this.platform.config.simTimeScale;
+    await transition(trx, this.deps(clock, call.webhook_url), row, 'stopped', { spans: closeSpan(row.spans, Math.max(0, seconds)) });
+    await this.conferenceMedia(call).stopCapture(trx, mix, row.id);
+  }
+
+  private conferenceMedia(call: CallRow) {
+    const media = this.port(call).conferences;
+    if (!media) throw new Error(`the ${call.carrier} carrier has no conferences`);
+    return media;
+  }
+
+  private async create(trx: Trx, call: CallRow, source: 'record' | 'api' | 'flow' | 'conference', channels: 1 | 2, at: number, clock: Clock, tap = true, conferenceId: string | null = null): Promise<RecordingRow> {
     const now = clock.now().toISOString();
     const row: RecordingRow = {
       id: newId('recording'),
       account_id: call.account_id,
       mode: call.mode,
       call_id: call.id,
+      conference_id: conferenceId,
       status: 'recording',
       source,
       channels,
-      sample_rate: SAMPLE_RATE,
+      sample_rate: LINE_RATE,
       spans: JSON.stringify([{ start: at, end: null }] satisfies RecordingSpan[]),
       timestamps: JSON.stringify({ recording: now }),
       duration_ms: null,
@@ -118,7 +148,7 @@ export class RecordingService {
       updated_at: now,
     };
     await trx.insertInto('recordings').values(row).execute();
-    if (tap) await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: SAMPLE_RATE });
+    if (tap) await this.port(call).startCapture(trx, call, row.id, { channels, sampleRate: LINE_RATE });
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type: 'call.recording.started', resourceType: 'recording', resourceId: row.id,
       object: this.present(row), webhookUrl: call.webhook_url, clock,
@@ -128,8 +158,9 @@ export class RecordingService {
 
   /** The call ended: every recording still capturing (or paused) stops at the call's end and is processed. */
   private async stopAll(trx: Trx, call: CallRow, at: number, clock: Clock): Promise<void> {
+    // A conference's recording outlives the participant it is tied to: the conference stops it.
     const open = await trx.selectFrom('recordings').selectAll().where('call_id', '=', call.id)
-      .where('status', 'in', ['recording', 'paused']).orderBy('id').execute();
+      .where('status', 'in', ['recording', 'paused']).where('source', '!=', 'conference').orderBy('id').execute();
     for (const row of open) await this.stop(trx, row, call, at, clock);
     // Stopped earlier but not ready yet: the port is still writing it, and closes its sink when done.
   }
@@ -158,7 +189,8 @@ export class RecordingService {
    * a 409 naming it (the call row is locked, so two requests cannot both pass).
    */
   private async assertNotRecording(trx: Trx, callId: string, except: string | null): Promise<void> {
-    let q = trx.selectFrom('recordings').select(['id', 'status']).where('call_id', '=', callId).where('status', 'in', ['recording', 'paused']);
+    let q = trx.selectFrom('recordings').select(['id', 'status']).where('call_id', '=', callId).where('status', 'in', ['recording', 'paused'])
+      .where('source', '!=', 'conference');
     if (except) q = q.where('id', '!=', except);
     const open = await q.executeTakeFirst();
     if (open) {
@@ -209,7 +241,7 @@ export class RecordingService {
       await this.assertNotRecording(trx, call.id, row.id);
       const at = await this.port(call).elapsed(trx, call);
       const spans = [...(JSON.parse(row.spans) as RecordingSpan[]), { start: at, end: null }];
-      await this.port(call).startCapture(trx, call, row.id, { channels: row.channels as 1 | 2, sampleRate: SAMPLE_RATE });
+      await this.port(call).startCapture(trx, call, row.id, { channels: row.channels as 1 | 2, sampleRate: LINE_RATE });
       return this.present(await transition(trx, this.deps(caller.clock, call.webhook_url), row, 'recording', { spans: JSON.stringify(spans) }));
     });
   }
@@ -367,6 +399,7 @@ export class RecordingService {
   async list(accountId: string, mode: Mode, f: RecordingListFilter): Promise<RecordingRow[]> {
     let q = this.db.selectFrom('recordings').selectAll().where('account_id', '=', accountId).where('mode', '=', mode);
     if (f.callId) q = q.where('call_id', '=', f.callId);
+    if (f.conferenceId) q = q.where('conference_id', '=', f.conferenceId);
     if (f.status) q = q.where('status', '=', f.status);
     if (f.createdGte) q = q.where('created_at', '>=', new Date(f.createdGte).toISOString());
     if (f.createdLte) q = q.where('created_at', '<=', new Date(f.createdLte).toISOString());
@@ -388,6 +421,10 @@ function assertNotDeleted(row: RecordingRow): void {
  * the recording.
  */
 function assertNotFlowOwned(row: RecordingRow, action: string): void {
+  if (row.source === 'conference') {
+    throw new Problem('invalid_state_transition',
+      `Recording ${row.id} is the recording of conference ${row.conference_id} and cannot be ${action}: it runs from the conference's start to its end (POST /v1/conferences/${row.conference_id}/end ends both).`);
+  }
   if (row.source !== 'flow') return;
   throw new Problem('invalid_state_transition',
     `Recording ${row.id} is made by the record verb of call ${row.call_id}'s flow and cannot be ${action}: the verb ends it (finish key, silence or max_length). `

@@ -1,9 +1,10 @@
 // The recordings module's side of the media port's streaming contract: a sink is a WAV file
 // growing under the data dir (media-store.ts) while the call runs. Closing it hands the file
 // to `captured` (the recording becomes ready); aborting hands the reason to `failed`.
-import type { RecordingFormat, RecordingSink, RecordingSinks } from '../../carriers/media-port.ts';
+import type { RecordingSink, RecordingSinks } from '../../carriers/index.ts';
+import type { RecordingFormat } from '../../telephony/media-ops.ts';
 import { WavFileWriter } from '../../media/wav-file-writer.ts';
-import type { TranscriptSegment } from './transcript.ts';
+import type { TranscriptSegment } from '../../telephony/transcript.ts';
 import type { MediaStore } from './media-store.ts';
 
 export interface CapturedFile {

@@ -1,6 +1,6 @@
 // The recording state machine as data: each allowed move and the event it emits (every move
-// emits one: test/platform/state-events.test.ts audits it). One function, `transition`,
-// checks, stamps, UPDATEs and emits.
+// emits one: test/webhooks/state-events.test.ts audits it). One function, `transition`,
+// moves the row through RECORDING_MACHINE (check, stamp, conditional UPDATE) and emits.
 //
 //   recording -> paused | stopped        paused -> recording (resumed) | stopped
 //   stopped -> processing | recording    processing -> ready | failed
@@ -10,11 +10,10 @@ import type { Trx } from '../../store/transaction.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
-import { Problem } from '../../platform/problems.ts';
-import type { RecordingRow } from './tables.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
+import { RECORDING_STATUSES, type RecordingRow, type RecordingStatus } from './tables.ts';
 
-export const RECORDING_STATUSES = ['recording', 'paused', 'stopped', 'processing', 'ready', 'failed', 'deleted'] as const;
-export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+export { RECORDING_STATUSES, type RecordingStatus };
 
 export const TRANSITIONS: Record<RecordingStatus, Partial<Record<RecordingStatus, EventType>>> = {
   recording: { paused: 'call.recording.paused', stopped: 'call.recording.stopped' },
@@ -38,19 +37,20 @@ export type TransitionExtra = Partial<Pick<RecordingRow, 'spans' | 'duration_ms'
 /** Statuses that hold a file still being written or processed: nothing can be deleted yet. */
 export const CAPTURING_STATUSES: readonly RecordingStatus[] = ['recording', 'paused', 'stopped', 'processing'];
 
+/** The one way a recording's status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+export const RECORDING_MACHINE = defineStateMachine<RecordingStatus, RecordingRow>({
+  resource: 'Recording',
+  table: 'recordings',
+  transitions: TRANSITIONS,
+  stamp: (row, to, now, extra) => ({ ...extra, timestamps: JSON.stringify({ ...JSON.parse(row.timestamps), [to]: now }) }),
+});
+
 export function canMove(from: RecordingStatus, to: RecordingStatus): boolean {
-  return Object.hasOwn(TRANSITIONS[from], to);
+  return RECORDING_MACHINE.can(from, to);
 }
 
 export async function transition(trx: Trx, deps: TransitionDeps, row: RecordingRow, to: RecordingStatus, extra: TransitionExtra = {}): Promise<RecordingRow> {
-  if (!canMove(row.status, to)) {
-    throw new Problem('invalid_state_transition', `Recording ${row.id} is ${row.status} and cannot become ${to}.`);
-  }
-  const now = deps.clock.now().toISOString();
-  const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
-  const changes = { ...extra, status: to, timestamps: JSON.stringify(timestamps), updated_at: now };
-  await trx.updateTable('recordings').set(changes).where('id', '=', row.id).execute();
-  const next: RecordingRow = { ...row, ...changes };
+  const next = await RECORDING_MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set: extra });
   const type = TRANSITIONS[row.status][to];
   if (type) {
     await deps.events.emit(trx, {

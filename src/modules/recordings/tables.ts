@@ -1,6 +1,10 @@
 // Row types of the recordings table. JSON documents are text (both engines).
 import type { Mode } from '../../store/platform-tables.ts';
-import type { RecordingStatus } from './states.ts';
+
+// The statuses live with the row (not in states.ts) so that the table registry, which every
+// transaction's type reaches, does not reach the state machine and the event emitter.
+export const RECORDING_STATUSES = ['recording', 'paused', 'stopped', 'processing', 'ready', 'failed', 'deleted'] as const;
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
 /** A stretch of the call that was captured, in carrier seconds since the call was answered. */
 export interface RecordingSpan {
@@ -14,8 +18,10 @@ export interface RecordingRow {
   account_id: string;
   mode: Mode;
   call_id: string;
+  /** A conference's recording: the conference (call_id is the participant whose join started it). */
+  conference_id: string | null;
   status: RecordingStatus;
-  /** `record` (the call's record flag) or `api` (POST /v1/calls/{id}/recordings). */
+  /** `record` (the call's record flag), `api` (POST /v1/calls/{id}/recordings), `flow` (a record verb), `conference`. */
   source: string;
   channels: number;
   sample_rate: number;

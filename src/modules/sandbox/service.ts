@@ -23,8 +23,11 @@ export class SandboxService {
     return this.view(await this.platform.sandboxClocks.offsetMs(accountId));
   }
 
-  /** Moves the clock forward, runs every job that fell due in order, then answers. */
-  async advance(accountId: string, mode: Mode, by: { seconds: number } | { to: string }): Promise<ClockView> {
+  /**
+   * Moves the clock forward, runs every job that fell due in order, then answers. An
+   * Idempotency-Key moves the clock at most once, however often the request is retried.
+   */
+  async advance(accountId: string, mode: Mode, by: { seconds: number } | { to: string }, idempotencyKey?: string): Promise<ClockView> {
     assertSandbox(mode, 'The test clock');
     let ms: number;
     if ('seconds' in by) {
@@ -35,7 +38,7 @@ export class SandboxService {
       ms = Date.parse(by.to) - now.getTime();
       if (!(ms > 0)) throw invalidField('to', `must be later than the sandbox clock's current time ${now.toISOString()}; test clocks only move forward.`, 'too_small');
     }
-    const { offsetMs, jobsRun } = await this.platform.sandboxClocks.advance(accountId, ms);
+    const { offsetMs, jobsRun } = await this.platform.sandboxClocks.advance(accountId, ms, idempotencyKey);
     return { ...this.view(offsetMs), jobs_run: jobsRun };
   }
 

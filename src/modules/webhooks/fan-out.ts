@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WebhookDeliveryRow } from './tables.ts';
 import { matches, subscribedTypes } from './matching.ts';
-import { prepareFor } from '../../store/prepared.ts';
+import { prepareFor, prepareInsert } from '../../store/prepared.ts';
 import type { Mode } from '../../store/platform-tables.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
@@ -33,6 +33,12 @@ export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'r
 /** Every event but webhook.test asks this: compiled once. */
 const enabledEndpoints = prepareFor((db, accountId: string, mode: Mode) => db.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
   .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1), 2);
+
+/** Most events have one target: that delivery's insert is compiled once. */
+const insertDelivery = prepareInsert('webhook_deliveries', [
+  'id', 'account_id', 'mode', 'event_id', 'event_type', 'resource_id', 'webhook_id', 'url', 'status', 'attempt_count', 'round_start',
+  'next_attempt_at', 'last_attempt_at', 'last_status_code', 'last_error', 'succeeded_at', 'dead_lettered_at', 'replay_count', 'created_at', 'updated_at',
+]);
 
 export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
   return async (trx, event, { webhookUrl }) => {
@@ -69,7 +75,8 @@ export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
       created_at: now,
       updated_at: now,
     }));
-    await trx.insertInto('webhook_deliveries').values(rows).execute();
+    if (rows.length === 1) await insertDelivery(trx, rows[0]!);
+    else await trx.insertInto('webhook_deliveries').values(rows).execute();
     await deps.jobs.enqueueMany(trx, rows.map((r) => ({
       kind: DELIVER_JOB,
       payload: { d: r.id, k: orderKey(r), n: 0 } satisfies DeliverPayload,

@@ -15,7 +15,8 @@ export const HEARTBEAT_MS = 15_000;
 const RECONNECT_MS = 2000;
 
 export function listenRoutes(app: App, listen: ListenService, hub: ListenHub, publicUrl: PublicUrl): void {
-  const tags = ['Webhooks'];
+  // Not "Webhooks": that is the document's own section of the events we send (`webhooks`).
+  const tags = ['Webhook endpoints'];
 
   app.post('/v1/webhooks/listen', {
     config: { scope: 'webhooks:write' },

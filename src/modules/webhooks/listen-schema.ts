@@ -11,7 +11,7 @@ export const CreateListenSessionBody = Type.Object(
       minLength: 1, maxLength: 2048, examples: ['http://localhost:3000/hooks'],
       description: 'The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.',
     }),
-    events: Type.Optional(Type.Array(EventPattern, { maxItems: 100, description: 'Default ["*"].' })),
+    events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 100, description: 'Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
   },
   { additionalProperties: false },

@@ -24,7 +24,8 @@ function presentDefault(row: WebhookDefaultSecretRow, secret: string) {
 }
 
 export function webhookRoutes(app: App, webhooks: WebhookService, events: EventService): void {
-  const tags = ['Webhooks'];
+  // Not "Webhooks": that is the document's own section of the events we send (`webhooks`).
+  const tags = ['Webhook endpoints'];
   const deliveries = webhooks.deliveries;
   const caller = (request: { auth: { account: { id: string }; mode: 'sandbox' | 'live'; clock: { now(): Date } } }) =>
     ({ accountId: request.auth.account.id, mode: request.auth.mode, clock: request.auth.clock });

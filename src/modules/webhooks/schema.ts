@@ -37,7 +37,7 @@ export const WebhookEndpointWithSecretSchema = Type.Intersect([
 export const CreateWebhookBody = Type.Object(
   {
     url: Url,
-    events: Type.Optional(Type.Array(EventPattern, { maxItems: 100, description: 'Default ["*"].' })),
+    events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 100, description: 'Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.' })),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
     enabled: Type.Optional(Type.Boolean({ default: true })),
   },

@@ -4,6 +4,7 @@
 // Only `dead` and `failed` may be replayed, which puts them back to `pending`.
 // Deliveries emit no events themselves (a webhook about a webhook would loop).
 import { Problem } from '../../platform/problems.ts';
+import { defineStateMachine } from '../../platform/state-machine.ts';
 import type { DeliveryStatus } from './tables.ts';
 
 /** Why deliveries are the one state table without events (test/platform/state-events.test.ts reads it). */
@@ -17,10 +18,18 @@ export const TRANSITIONS: Record<DeliveryStatus, readonly DeliveryStatus[]> = {
   failed: ['pending'],
 };
 
+/**
+ * Checks moves only: the worker's UPDATEs carry their own guard (status and attempt count)
+ * and write many columns at once; a refused replay has its own 409 code.
+ */
+export const DELIVERY_MACHINE = defineStateMachine<DeliveryStatus, { id: string; status: DeliveryStatus }>({
+  resource: 'Delivery',
+  transitions: TRANSITIONS,
+  refusal: (row, to) => (to === 'pending'
+    ? new Problem('delivery_not_replayable', `Delivery ${row.id} is ${row.status}; only dead-lettered or failed deliveries can be replayed.`)
+    : undefined),
+});
+
 export function assertTransition(id: string, from: DeliveryStatus, to: DeliveryStatus): void {
-  if (TRANSITIONS[from].includes(to)) return;
-  if (to === 'pending') {
-    throw new Problem('delivery_not_replayable', `Delivery ${id} is ${from}; only dead-lettered or failed deliveries can be replayed.`);
-  }
-  throw new Problem('invalid_state_transition', `Delivery ${id} cannot move from ${from} to ${to}.`);
+  DELIVERY_MACHINE.assert({ id, status: from }, to);
 }

@@ -23,7 +23,8 @@ import { KeyedSerializer } from './ordering.ts';
 import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
 import type { DeliveryStatus, WebhookDeliveryRow } from './tables.ts';
 import { NO_LISTENER, type ListenHub } from './listen-hub.ts';
-import { prepareFor } from '../../store/prepared.ts';
+import { prepareFor, prepareInsert, prepareStatement } from '../../store/prepared.ts';
+import { webhookDeliveries, webhookDeliverySeconds } from '../../platform/metrics.ts';
 
 /** A listen session nobody has listened to for this long is disabled at its next delivery. */
 export const LISTEN_IDLE_SECONDS = 3600;
@@ -43,6 +44,14 @@ const loadDelivery = prepareFor((db, id: string) => db.selectFrom('webhook_deliv
     'w.transport as w_transport', 'w.listener_seen_at as w_listener_seen_at',
   ])
   .where('d.id', '=', id), 1);
+
+/** Every attempt records its outcome with these two statements: compiled once. */
+const recordAttemptOutcome = prepareStatement((db, ...a: [DeliveryStatus, number, string | null, string, number | null, string | null, string | null, string | null, string, string, number]) =>
+  db.updateTable('webhook_deliveries').set({
+    status: a[0], attempt_count: a[1], next_attempt_at: a[2], last_attempt_at: a[3], last_status_code: a[4], last_error: a[5],
+    succeeded_at: a[6], dead_lettered_at: a[7], updated_at: a[8],
+  }).where('id', '=', a[9]).where('status', '=', 'pending').where('attempt_count', '=', a[10]), 11);
+const insertAttempt = prepareInsert('webhook_attempts', ['id', 'delivery_id', 'attempt', 'attempted_at', 'status_code', 'latency_ms', 'response_excerpt', 'error', 'next_attempt_at']);
 
 type LoadedDelivery = NonNullable<Awaited<ReturnType<typeof loadDelivery>>[number]>;
 
@@ -110,6 +119,7 @@ export class DeliveryWorker {
       : await this.deps.listen.send({
         webhookId: row.w_id!, deliveryId: row.id, eventId: row.event_id, eventType: row.e_type, attempt: row.attempt_count + 1, headers, body,
       });
+    webhookDeliverySeconds.observe(result.latencyMs / 1000);
     if (listen && result.error === NO_LISTENER && idleSince(row.w_listener_seen_at ?? row.created_at, now) > LISTEN_IDLE_SECONDS) {
       await this.record(row, result, { kind: 'gone' }, false, now);
       await this.deps.db.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: 'listener_gone', updated_at: now.toISOString() })
@@ -145,10 +155,11 @@ export class DeliveryWorker {
   private async stop(row: WebhookDeliveryRow, why: string): Promise<void> {
     const now = this.deps.clock.now().toISOString();
     assertTransition(row.id, row.status, 'failed');
-    await this.deps.db.updateTable('webhook_deliveries')
+    const stopped = await this.deps.db.updateTable('webhook_deliveries')
       .set({ status: 'failed', last_error: why, next_attempt_at: null, updated_at: now })
       .where('id', '=', row.id).where('status', '=', 'pending').where('attempt_count', '=', row.attempt_count)
-      .execute();
+      .executeTakeFirst();
+    if (Number(stopped.numUpdatedRows) === 1) webhookDeliveries.inc({ outcome: 'failed' });
   }
 
   private async record(row: WebhookDeliveryRow, result: SendResult, outcome: Outcome, disableEndpoint: boolean, startedAt: Date): Promise<void> {
@@ -161,23 +172,12 @@ export class DeliveryWorker {
     const error = result.error ?? (outcome.kind === 'gone' && result.statusCode === 410 ? 'the receiver answered 410 Gone; the endpoint was disabled' : null);
     try {
       await inTransaction(this.deps.db, async (trx) => {
-        const updated = await trx.updateTable('webhook_deliveries')
-          .set({
-            status,
-            attempt_count: attempt,
-            next_attempt_at: nextAt,
-            last_attempt_at: startedAt.toISOString(),
-            last_status_code: result.statusCode,
-            last_error: error,
-            succeeded_at: status === 'succeeded' ? nowIso : null,
-            dead_lettered_at: status === 'dead' ? nowIso : null,
-            updated_at: nowIso,
-          })
-          .where('id', '=', row.id).where('status', '=', 'pending').where('attempt_count', '=', row.attempt_count)
-          .executeTakeFirst();
+        const updated = await recordAttemptOutcome(trx, status, attempt, nextAt, startedAt.toISOString(), result.statusCode, error,
+          status === 'succeeded' ? nowIso : null, status === 'dead' ? nowIso : null, nowIso, row.id, row.attempt_count);
         // Another worker recorded this attempt first (an expired lease on PostgreSQL).
-        if (Number(updated.numUpdatedRows) !== 1) throw new StaleAttempt();
-        await trx.insertInto('webhook_attempts').values({
+        if (Number(updated.numAffectedRows ?? 0n) !== 1) throw new StaleAttempt();
+        trx.afterCommit(() => webhookDeliveries.inc({ outcome: outcome.kind === 'gone' ? 'failed' : outcome.kind }));
+        await insertAttempt(trx, {
           id: `${row.id}.${attempt}`, // deterministic: one row per attempt number
           delivery_id: row.id,
           attempt,
@@ -187,7 +187,7 @@ export class DeliveryWorker {
           response_excerpt: result.excerpt,
           error,
           next_attempt_at: nextAt,
-        }).execute();
+        });
         if (outcome.kind === 'retry') {
           await this.deps.jobs.enqueue(trx, DELIVER_JOB, { d: row.id, k: orderKey(row), n: attempt } satisfies DeliverPayload, { delaySeconds: outcome.delaySeconds });
         }

@@ -66,7 +66,7 @@ export const CreateAgentBody = Type.Object(
     language: Type.Optional({ ...fields.language, default: 'en' }),
     voice: Type.Optional({ ...fields.voice, default: 'default' }),
     transfer_number: Type.Optional(TransferNumber),
-    business_hours: Type.Optional(BusinessHoursSchema),
+    business_hours: Type.Optional(Nullable(BusinessHoursSchema)), // null (or omitted): always open, as on update
     after_hours_message: Type.Optional(fields.after_hours_message),
     number_ids: Type.Optional(fields.number_ids),
     webhook_url: Type.Optional(fields.webhook_url),

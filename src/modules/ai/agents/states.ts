@@ -4,7 +4,7 @@
 import type { Trx } from '../../../store/transaction.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { EventType } from '../../../events/catalogue.ts';
-import { Problem } from '../../../platform/problems.ts';
+import { defineStateMachine } from '../../../platform/state-machine.ts';
 import type { AgentRow, AgentStatus } from '../tables.ts';
 
 export const TRANSITIONS: Record<AgentStatus, readonly AgentStatus[]> = {
@@ -24,15 +24,20 @@ export interface AgentTransitionDeps {
   emit(trx: Trx, row: AgentRow, type: EventType): Promise<void>;
 }
 
+/** The one way the status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+const MACHINE = defineStateMachine<AgentStatus, AgentRow>({
+  resource: 'Agent',
+  table: 'ai_agents',
+  transitions: TRANSITIONS,
+  stamp(_row, to, now, extra) {
+    const changes: Partial<AgentRow> = { ...extra };
+    if (to === 'deleted') changes.deleted_at = now;
+    return changes;
+  },
+});
+
 export async function transition(trx: Trx, deps: AgentTransitionDeps, row: AgentRow, to: AgentStatus, extra: Partial<AgentRow> = {}): Promise<AgentRow> {
-  if (!TRANSITIONS[row.status].includes(to)) {
-    throw new Problem('invalid_state_transition', `Agent ${row.id} is ${row.status} and cannot become ${to}.`);
-  }
-  const now = deps.clock.now().toISOString();
-  const changes: Partial<AgentRow> = { ...extra, status: to, updated_at: now };
-  if (to === 'deleted') changes.deleted_at = now;
-  await trx.updateTable('ai_agents').set(changes).where('id', '=', row.id).execute();
-  const next = { ...row, ...changes };
+  const next = await MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set: extra });
   await deps.emit(trx, next, STATE_EVENTS[to]);
   return next;
 }

@@ -11,7 +11,7 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { Trx } from '../../../store/transaction.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { CallRow } from '../../calls/tables.ts';
-import type { FlowAgentHandover, FlowAgents } from '../../calls/flows/handovers.ts';
+import type { FlowAgentHandover, FlowAgents } from '../../calls/flows/verbs/agent.ts';
 import type { AgentRow, ConversationRow } from '../tables.ts';
 import { JOB_ANSWER, type ConversationService } from './service.ts';
 import { LIVE_AGENT_UNAVAILABLE_TEXT, type LiveConversations } from './live-runner.ts';

@@ -14,8 +14,9 @@ import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { Problem } from '../../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { MediaEvents, MediaOp, MediaResult, PromptOp } from '../../../carriers/media-port.ts';
-import type { VoiceCarriers } from '../../../carriers/carrier.ts';
+import type { MediaEvents } from '../../../carriers/index.ts';
+import type { MediaOp, MediaResult, PromptOp } from '../../../telephony/media-ops.ts';
+import type { VoiceCarriers } from '../../../carriers/index.ts';
 import type { CallRow } from '../../calls/tables.ts';
 import type { CallService } from '../../calls/service.ts';
 import type { AgentReply, ReceptionistEngine, TranscriptTurn } from '../engine/index.ts';
@@ -23,7 +24,7 @@ import { agentProfile } from '../agents/service.ts';
 import type { KnowledgeIndexCache } from '../knowledge/index-cache.ts';
 import type { AgentRow, ConversationRow } from '../tables.ts';
 import { replyRecord, type ConversationService } from './service.ts';
-import { TRANSFER_FAILED_TEXT, TRANSFER_RING_TIMEOUT } from './runner.ts';
+import { TRANSFER_FAILED_TEXT, TRANSFER_RING_TIMEOUT } from './transfer-words.ts';
 import { round } from './timing.ts';
 
 /** Seconds of quiet that end a caller's utterance: short, as the caller waits on the agent meanwhile. */

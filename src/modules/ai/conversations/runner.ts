@@ -9,21 +9,19 @@ import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { Problem } from '../../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { TransferOutcome } from '../../../carriers/carrier.ts';
+import type { TransferOutcome } from '../../../telephony/call-end.ts';
 import type { CallRow } from '../../calls/tables.ts';
 import type { CallService } from '../../calls/service.ts';
 import { isFinal } from '../../calls/states.ts';
-import { MESSAGE_PROMPT, type AgentReply, type ReceptionistEngine, type TranscriptTurn } from '../engine/index.ts';
+import { type AgentReply, type ReceptionistEngine, type TranscriptTurn } from '../engine/index.ts';
 import { agentProfile } from '../agents/service.ts';
 import type { KnowledgeIndexCache } from '../knowledge/index-cache.ts';
 import type { ConversationRow } from '../tables.ts';
 import { JOB_ANSWER, JOB_SCORE, JOB_TURN, outcomeOf, replyRecord, type ConversationService } from './service.ts';
 import { nextTurnAt, spokenUntil } from './timing.ts';
 import type { LiveConversations } from './live-runner.ts';
+import { TRANSFER_FAILED_TEXT, TRANSFER_RING_TIMEOUT } from './transfer-words.ts';
 
-/** Seconds the agent lets the transfer target ring before offering to take a message. */
-export const TRANSFER_RING_TIMEOUT = 20;
-export const TRANSFER_FAILED_TEXT = `I'm sorry, nobody is available to take your call right now. I can take a message for the team. So, ${MESSAGE_PROMPT}`;
 
 interface Ids { conversationId: string }
 

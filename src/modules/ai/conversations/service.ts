@@ -2,7 +2,7 @@
 // reaches a number with an agent, and completing one (ai.conversation.completed, then a
 // durable scoring job). The turn-by-turn running lives in runner.ts.
 import type { InboundFlowCalls } from '../../calls/flows/inbound.ts';
-import type { CallerStep } from '../../../carriers/simulator/caller-script.ts';
+import type { CallerStep, SandboxNetwork } from '../../../carriers/index.ts';
 import type { Call } from '../../calls/presenter.ts';
 import { voiceHandlerOf } from '../../numbers/voice-config.ts';
 import { fetchPage } from '../../../platform/pagination.ts';
@@ -16,7 +16,6 @@ import type { EventType } from '../../../events/catalogue.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../../platform/problems.ts';
-import { RING_SECONDS } from '../../../carriers/simulator/magic-numbers.ts';
 import { e164, type CallService } from '../../calls/service.ts';
 import type { NumberService } from '../../numbers/service.ts';
 import { assertSandbox } from '../../sandbox/service.ts';
@@ -119,6 +118,8 @@ export class ConversationService {
     private readonly numbers: NumberService,
     readonly engineName: ConversationRow['engine'],
     private readonly inboundFlows: InboundFlowCalls,
+    /** The sandbox network: an agent's sandbox call rings as long as any sandbox call. */
+    private readonly sandbox: SandboxNetwork,
   ) {}
 
   private get db() {
@@ -200,7 +201,7 @@ export class ConversationService {
       };
       await trx.insertInto('ai_conversations').values(row).execute();
       await this.emit(trx, row, 'ai.conversation.started', owner.clock, agent);
-      await this.schedule(trx, row, JOB_ANSWER, { conversationId: row.id }, RING_SECONDS);
+      await this.schedule(trx, row, JOB_ANSWER, { conversationId: row.id }, this.sandbox.ringSeconds);
       return presentConversation(row);
     });
   }

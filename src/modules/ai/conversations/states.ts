@@ -4,7 +4,7 @@
 import type { Trx } from '../../../store/transaction.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { EventType } from '../../../events/catalogue.ts';
-import { Problem } from '../../../platform/problems.ts';
+import { defineStateMachine } from '../../../platform/state-machine.ts';
 import type { ConversationRow, ConversationStatus } from '../tables.ts';
 
 export const TRANSITIONS: Record<ConversationStatus, readonly ConversationStatus[]> = {
@@ -22,17 +22,22 @@ export interface ConversationTransitionDeps {
   emit(trx: Trx, row: ConversationRow, type: EventType): Promise<void>;
 }
 
+/** The one way the status moves: check, stamp, conditional UPDATE (src/platform/state-machine.ts). */
+const MACHINE = defineStateMachine<ConversationStatus, ConversationRow>({
+  resource: 'Conversation',
+  table: 'ai_conversations',
+  transitions: TRANSITIONS,
+  stamp(_row, to, now, extra) {
+    const changes: Partial<ConversationRow> = { ...extra };
+    if (to === 'completed') changes.ended_at = now;
+    return changes;
+  },
+});
+
 export async function transition(
   trx: Trx, deps: ConversationTransitionDeps, row: ConversationRow, to: ConversationStatus, extra: Partial<ConversationRow> = {},
 ): Promise<ConversationRow> {
-  if (!TRANSITIONS[row.status].includes(to)) {
-    throw new Problem('invalid_state_transition', `Conversation ${row.id} is ${row.status} and cannot become ${to}.`);
-  }
-  const now = deps.clock.now().toISOString();
-  const changes: Partial<ConversationRow> = { ...extra, status: to, updated_at: now };
-  if (to === 'completed') changes.ended_at = now;
-  await trx.updateTable('ai_conversations').set(changes).where('id', '=', row.id).execute();
-  const next = { ...row, ...changes };
+  const next = await MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set: extra });
   await deps.emit(trx, next, STATE_EVENTS[to]);
   return next;
 }

@@ -19,6 +19,6 @@ export { KnowledgeIndex, analyze, type SearchHit } from './retrieval.ts';
 export { detectIntent, type Intent } from './intents.ts';
 export { extractAnswer, ANSWER_CONFIDENCE_THRESHOLD, type ExtractedAnswer } from './answer.ts';
 export { isOpen, validateBusinessHours, WEEKDAYS } from './business-hours.ts';
-export { scoreConversation, SCORE_WEIGHTS } from './scoring.ts';
+export { scoreConversation, unansweredQuestions, SCORE_WEIGHTS } from './scoring.ts';
 export { DefaultEngine, MESSAGE_PROMPT } from './default-engine.ts';
 export { GenerativeEngine, DEFAULT_LLM_TIMEOUT_MS, type LlmConfig } from './generative-engine.ts';

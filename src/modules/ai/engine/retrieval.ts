@@ -4,7 +4,7 @@
 import MiniSearch, { type Query, type SearchOptions } from 'minisearch';
 import { CONCEPT_PREFIX, conceptEntries } from './concepts.ts';
 import { factConcepts } from './facts.ts';
-import type { KnowledgeChunk } from './types.ts';
+import type { KnowledgeChunk } from './knowledge-chunk.ts';
 
 // ---------------------------------------------------------------- analysis
 

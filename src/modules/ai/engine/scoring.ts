@@ -51,13 +51,26 @@ function questionsWithReplies(transcript: TranscriptTurn[]): { question: Transcr
   return pairs;
 }
 
+/**
+ * The caller questions the receptionist did not answer from its knowledge: the same reading as
+ * the score's answered_from_knowledge part (so "2 of 3 questions answered" and the analytics'
+ * unanswered questions always agree), which is what a business should add knowledge for.
+ */
+export function unansweredQuestions(transcript: TranscriptTurn[]): TranscriptTurn[] {
+  return questionsWithReplies(transcript).filter((p) => !answeredFromKnowledge(p.reply)).map((p) => p.question);
+}
+
+function answeredFromKnowledge(reply: TranscriptTurn): boolean {
+  return reply.action === 'answer' && reply.citations.length > 0;
+}
+
 function scoreAnsweredFromKnowledge(transcript: TranscriptTurn[]): ScorePart {
   const pairs = questionsWithReplies(transcript);
   const weight = SCORE_WEIGHTS.answered_from_knowledge;
   if (pairs.length === 0) {
     return { score: 100, weight: 0, explanation: 'The caller asked no questions about the business, so this does not apply.' };
   }
-  const answered = pairs.filter((p) => p.reply.action === 'answer' && p.reply.citations.length > 0).length;
+  const answered = pairs.filter((p) => answeredFromKnowledge(p.reply)).length;
   return {
     score: clampScore((100 * answered) / pairs.length),
     weight,

@@ -12,14 +12,7 @@ export interface KnowledgeDocument {
   contentType: ContentType;
 }
 
-export interface KnowledgeChunk {
-  id: string;
-  documentId: string;
-  title: string;
-  /** Heading path of the section the chunk comes from, e.g. "Policies > Cancellations". */
-  heading: string | null;
-  text: string;
-}
+export type { KnowledgeChunk } from './knowledge-chunk.ts';
 
 export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
 

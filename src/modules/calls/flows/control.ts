@@ -6,7 +6,7 @@
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
-import type { VoiceCarriers } from '../../../carriers/carrier.ts';
+import type { VoiceCarriers } from '../../../carriers/index.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import { Problem, invalidField } from '../../../platform/problems.ts';
 import { assertWebhookUrlAllowed } from '../../webhooks/url-policy.ts';

@@ -7,12 +7,12 @@ import type { Mode } from '../../../store/platform-tables.ts';
 import { inTransaction } from '../../../store/transaction.ts';
 import { Problem } from '../../../platform/problems.ts';
 import { assertSandbox } from '../../sandbox/service.ts';
-import type { SimulatedMediaPort } from '../../../carriers/simulator/media.ts';
+import type { SandboxNetwork } from '../../../carriers/index.ts';
 import type { CallService } from '../service.ts';
 import type { Call } from '../presenter.ts';
 
 export class SandboxFarEnd {
-  constructor(private readonly platform: Platform, private readonly calls: CallService, private readonly media: SimulatedMediaPort) {}
+  constructor(private readonly platform: Platform, private readonly calls: CallService, private readonly sandbox: SandboxNetwork) {}
 
   press(accountId: string, mode: Mode, callId: string, digits: string): Promise<Call> {
     return this.act(accountId, mode, callId, { kind: 'dtmf', digits });
@@ -29,7 +29,7 @@ export class SandboxFarEnd {
       if (call.status !== 'in_progress') {
         throw new Problem('call_not_in_progress', `The other party can only press keys or speak on a call in progress; call ${callId} is ${call.status}.`);
       }
-      await this.media.farEnd(trx, call, input);
+      await this.sandbox.farEnd(trx, call, input);
     });
     return this.calls.get(accountId, mode, callId);
   }

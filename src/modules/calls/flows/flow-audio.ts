@@ -1,4 +1,4 @@
-// The audio a `play` verb (or a gather's play prompt) plays: a 16-bit PCM WAV fetched with a
+// The audio a verb plays (a `play`, a gather's play prompt: each verb's `audio` hook): a 16-bit PCM WAV fetched with a
 // GET under the webhook URL policy (the same guarded connection pool as flow webhooks), at
 // most AUDIO_MAX_BYTES, checked to be a WAV we can play, and cached on disk by URL (the
 // SHA-256 of the URL names the file) so a prompt every caller hears is fetched once. A
@@ -11,18 +11,16 @@ import { request } from 'undici';
 import type { Mode } from '../../../store/platform-tables.ts';
 import type { Config } from '../../../config.ts';
 import { checkUrlShape } from '../../webhooks/url-policy.ts';
-import { readPcm16Wav } from '../../../carriers/speech/pcm.ts';
+import { readPcm16Wav } from '../../../media/wav.ts';
 import type { FlowWebhookClient } from './flow-webhook.ts';
-import type { Verb } from './schema.ts';
+import { definitionOf, type Verb } from './verbs/registry.ts';
+import type { CachedAudio } from './cached-audio.ts';
 
 /** A prompt is a few minutes of telephone audio at most; larger answers are refused. */
 export const AUDIO_MAX_BYTES = 10 * 1024 * 1024;
 const AUDIO_TIMEOUT_MS = 10_000;
 
-export interface CachedAudio {
-  path: string;
-  seconds: number;
-}
+export type { CachedAudio };
 
 export type AudioFetch = { ok: true; audio: CachedAudio } | { ok: false; detail: string };
 
@@ -94,9 +92,8 @@ export class FlowAudio {
   }
 }
 
-/** The audio URLs a verb plays: a play verb's, or a gather's play prompts'. */
+/** The audio URLs a verb plays (its `audio` hook: a play verb's, a gather's play prompts'). */
 export function audioUrlsOf(verb: Verb): string[] {
-  if ('play' in verb) return [verb.play.url];
-  if ('gather' in verb) return (verb.gather.prompts ?? []).flatMap((p) => ('play' in p ? [(p as { play: { url: string } }).play.url] : []));
-  return [];
+  const { body, def } = definitionOf(verb);
+  return def.audio?.(body) ?? [];
 }

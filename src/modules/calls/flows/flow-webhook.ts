@@ -14,17 +14,9 @@ import { activeSecrets, type DefaultSecrets } from '../../webhooks/default-secre
 import type { SecretBox } from '../../../platform/secret-box.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { validateFlow } from './validate.ts';
+import { FLOW_FAILURE_CAUSES, type FlowFailure, type FlowFailureCause } from './flow-failure.ts';
 
-export const FLOW_FAILURE_CAUSES = ['timeout', 'unreachable', 'http_status', 'invalid_json', 'invalid_flow', 'empty_flow', 'redirect_loop', 'no_voice_config', 'unsupported_verb'] as const;
-export type FlowFailureCause = (typeof FLOW_FAILURE_CAUSES)[number];
-
-export interface FlowFailure {
-  cause: FlowFailureCause;
-  detail: string;
-  statusCode: number | null;
-  /** invalid_flow: the JSON path of the first error, e.g. `flow[2].gather.num_digits`. */
-  field: string | null;
-}
+export { FLOW_FAILURE_CAUSES, type FlowFailure, type FlowFailureCause };
 
 export type FlowFetch = ({ ok: true; verbs: Verb[] } | ({ ok: false } & FlowFailure)) & { statusCode: number | null; latencyMs: number };
 

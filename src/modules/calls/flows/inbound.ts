@@ -10,11 +10,9 @@ import type { Clock } from '../../../platform/clock.ts';
 import type { Mode, NumberRow } from '../../../store/platform-tables.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
-import type { InboundCall } from '../../../carriers/carrier.ts';
-import type { SimulatedVoiceCarrier } from '../../../carriers/simulator/voice.ts';
-import type { CallerStep } from '../../../carriers/simulator/caller-script.ts';
+import type { CallerStep, SandboxNetwork } from '../../../carriers/index.ts';
 import { voiceHandlerOf } from '../../numbers/voice-config.ts';
-import type { CallService } from '../service.ts';
+import type { CallService, InboundCall } from '../service.ts';
 import type { CallRow } from '../tables.ts';
 import { presentOne, type Call } from '../presenter.ts';
 import type { Verb } from './schema.ts';
@@ -45,22 +43,20 @@ export class InboundFlowCalls {
     private readonly platform: Platform,
     private readonly calls: CallService,
     private readonly events: EventEmitter,
-    private readonly simulator: SimulatedVoiceCarrier,
+    private readonly sandbox: SandboxNetwork,
   ) {}
 
   /** Places the simulated inbound call to `number` (active, voice, no AI agent) and answers with it, ringing. */
   async start(owner: { accountId: string; mode: Mode; clock: Clock }, number: NumberRow, from: string, script: CallerStep[]): Promise<Call> {
     return inTransaction(this.platform.database.db, async (trx) => {
       const row = await this.create(trx, number, { accountId: owner.accountId, mode: owner.mode, from, to: number.phone_number, webhookUrl: number.webhook_url }, owner.clock);
-      await this.simulator.ringInbound(trx, row, script);
+      await this.sandbox.ringInbound(trx, row, script);
       return presentOne(trx, row, this.platform.publicUrl.base);
     });
   }
 
-  /** A carrier's caller reached one of an account's numbers (CallSignals.createInbound): the call, ringing, set to run the number's voice configuration. */
-  async arrived(trx: Trx, input: InboundCall, clock: Clock): Promise<CallRow> {
-    const number = await trx.selectFrom('numbers').selectAll()
-      .where('account_id', '=', input.accountId).where('mode', '=', input.mode).where('phone_number', '=', input.to).executeTakeFirstOrThrow();
+  /** A carrier's caller reached `number` (CallSignals.admit decided): the call, ringing, set to run the number's voice configuration. */
+  async arrived(trx: Trx, number: NumberRow, input: InboundCall, clock: Clock): Promise<CallRow> {
     return this.create(trx, number, input, clock);
   }
 

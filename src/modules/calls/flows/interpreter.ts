@@ -9,11 +9,14 @@
 // redirect): the state records the pending webhook and a durable job fetches it outside any
 // transaction (flow-webhook.ts). A failed fetch tries the fallback URL once, then the flow
 // apologises and hangs up; every failure fires call.flow.failed. Never silence.
+//
+// The interpreter knows no verb by name: each verb is a definition under verbs/ (registered
+// in verbs/registry.ts) whose hooks say what it runs and what its result does.
 import type { Platform } from '../../../platform/context.ts';
 import type { Clock } from '../../../platform/clock.ts';
 import { inTransaction, type Trx } from '../../../store/transaction.ts';
-import type { HeardInput, MediaEvents, MediaResult, RecordingFormat } from '../../../carriers/media-port.ts';
-import type { VoiceCarriers } from '../../../carriers/carrier.ts';
+import type { MediaEvents, VoiceCarriers } from '../../../carriers/index.ts';
+import type { HeardInput, MediaResult } from '../../../telephony/media-ops.ts';
 import type { EventEmitter } from '../../../events/emit.ts';
 import type { EventType } from '../../../events/catalogue.ts';
 import type { CallRow } from '../tables.ts';
@@ -21,12 +24,37 @@ import type { CallService } from '../service.ts';
 import { presentOne } from '../presenter.ts';
 import { isFinal } from '../states.ts';
 import { FLOW_LIMITS, type Verb } from './schema.ts';
-import { dialOf, gatherOf, logResultOf, mediaOpOf } from './media-ops.ts';
 import { audioUrlsOf, type CachedAudio, type FlowAudio } from './flow-audio.ts';
 import { unheardSpeechErrors } from './validate.ts';
 import type { FlowFailure, FlowWebhookClient } from './flow-webhook.ts';
-import { FlowHandovers, type FlowAgents } from './handovers.ts';
-import { closeEntry, flowLogOf, flowStateOf, newFlowState, saveFlow, verbName, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
+import { closeEntry, flowLogOf, flowStateOf, newFlowState, saveFlow, type FlowLogEntry, type FlowReplacement, type FlowState, type PendingFetch } from './state.ts';
+import { VERBS, definitionOf, verbNamed } from './verbs/registry.ts';
+import { plainResult, type FlowConferences, type FlowRecordings, type FlowRuntime, type VerbStep } from './verbs/verb.ts';
+import type { FlowAgents } from './verbs/agent.ts';
+import type { FlowQueues } from './verbs/enqueue.ts';
+import type { FlowStreams } from './verbs/stream.ts';
+
+export type { FlowRecordings };
+
+/** Media operations someone else than the flow runs on a call (the AI agent's live turns, a queue's wait audio), known by their id's prefix. */
+export interface OwnedMedia {
+  prefix: string;
+  events: MediaEvents;
+}
+
+/**
+ * The services the verbs hand calls to, and the owners of media operations that are not the
+ * flow's. All are built after the interpreter, so each is a getter of a late-bound port of
+ * the composition root (src/modules/wiring.ts), filled before the server starts.
+ */
+export interface FlowPorts {
+  recordings(): FlowRecordings;
+  agents(): FlowAgents;
+  queues(): FlowQueues;
+  conferences(): FlowConferences;
+  streams(): FlowStreams;
+  ownedMedia: ReadonlyArray<() => OwnedMedia>;
+}
 
 const FETCH_JOB = 'flows.fetch';
 const AUDIO_JOB = 'flows.audio';
@@ -41,16 +69,9 @@ interface FetchStep {
   opId: string;
 }
 
-/** How a record verb makes its recording resource (implemented by the recordings module). */
-export interface FlowRecordings {
-  start(trx: Trx, call: CallRow, clock: Clock): Promise<{ id: string; format: RecordingFormat }>;
-  /** The verb ended: the recording stops and is processed (call.recording.stopped, then ready). */
-  stop(trx: Trx, call: CallRow, recordingId: string, clock: Clock): Promise<void>;
-}
-
 export class FlowInterpreter implements MediaEvents {
-  /** transfer and agent: the verbs that hand the call to someone else. */
-  private readonly handovers: FlowHandovers;
+  /** What verbs may ask of the flow (verbs/verb.ts); the queues and the streams settle the calls they hold through it. */
+  readonly runtime: FlowRuntime;
 
   constructor(
     private readonly platform: Platform,
@@ -59,15 +80,26 @@ export class FlowInterpreter implements MediaEvents {
     private readonly events: EventEmitter,
     private readonly webhooks: FlowWebhookClient,
     private readonly audio: FlowAudio,
+    private readonly ports: FlowPorts,
   ) {
-    for (const carrier of carriers.all()) carrier.media.connectEvents(this);
     platform.jobs.register<FetchStep>(FETCH_JOB, (step) => this.fetchStep(step, true), { maxAttempts: 5, backoffSeconds: (n) => n });
     platform.jobs.register<FetchStep>(AUDIO_JOB, (step) => this.audioStep(step), { maxAttempts: 5, backoffSeconds: (n) => n });
-    this.handovers = new FlowHandovers(platform, calls, {
+    this.runtime = {
+      platform,
+      calls,
+      recordings: ports.recordings,
+      agents: ports.agents,
+      queues: ports.queues,
+      conferences: ports.conferences,
+      streams: ports.streams,
       advance: (...a) => this.advance(...a),
       apologise: (...a) => this.apologise(...a),
       switchTo: (...a) => this.switchTo(...a),
-    });
+      startFetch: (...a) => this.startFetch(...a),
+      runMedia: (step) => this.runMedia(step.trx, step.call, step.state, step.log, step.clock, false),
+      emit: (...a) => this.emit(...a),
+    };
+    for (const verb of VERBS) verb.install?.(this.runtime);
     calls.onTransition(async (trx, call, from, clock) => {
       if (call.status === 'in_progress' && from !== 'in_progress' && call.flow_state) await this.start(trx, call, clock);
       if (from === 'in_progress' && isFinal(call.status) && call.flow_state) await this.callEnded(trx, call, clock);
@@ -75,11 +107,6 @@ export class FlowInterpreter implements MediaEvents {
   }
 
   private stopping = false;
-
-  /** The AI module connects itself at start-up (it registers after calls): the agent verb hands calls to it. */
-  connectAgents(agents: FlowAgents): void {
-    this.handovers.connectAgents(agents);
-  }
 
   /** The server is closing: webhook answers that arrive from now on are left to the backup job of the next process. */
   stop(): void {
@@ -107,19 +134,11 @@ export class FlowInterpreter implements MediaEvents {
       await this.calls.endFromFlow(trx, saved, clock);
       return;
     }
-    const name = verbName(verb);
-    if (name === 'hangup') {
-      log.push({ index: state.pc, verb: name, started_at: now, ended_at: now, result: {} });
-      const saved = await saveFlow(trx, call, { ...state, op: null, pc: state.pc + 1, ended: state.failed ? 'apology' : 'hangup_verb' }, log);
-      await this.calls.endFromFlow(trx, saved, clock);
-      return;
-    }
+    const { name, body, def } = definitionOf(verb);
     log.push({ index: state.pc, verb: name, started_at: now, ended_at: null, result: null });
-    if ('redirect' in verb) return this.startFetch(trx, call, state, log, clock, { reason: 'redirect', url: verb.redirect.url, fallback: false });
-    const opId = `${call.id}:${state.seq + 1}`;
-    if ('transfer' in verb) return this.handovers.transfer(trx, call, { ...state, seq: state.seq + 1 }, log, clock, opId, verb.transfer);
-    if ('agent' in verb) return this.handovers.agent(trx, call, state, log, clock, verb.agent.agent_id);
-    await this.runMedia(trx, call, state, log, clock, verb, false);
+    const step: VerbStep = { trx, call, state, log, clock, now };
+    if (def.run) return def.run(this.runtime, step, body, `${call.id}:${state.seq + 1}`);
+    await this.runtime.runMedia(step);
   }
 
   /**
@@ -127,8 +146,9 @@ export class FlowInterpreter implements MediaEvents {
    * plays that is not cached yet is fetched first by a durable job (audioStep), which comes
    * back here; `skipMissing` (after that fetch failed) leaves a gather's missing prompts out.
    */
-  private async runMedia(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, verb: Verb, skipMissing: boolean): Promise<void> {
+  private async runMedia(trx: Trx, call: CallRow, state: FlowState, log: FlowLogEntry[], clock: Clock, skipMissing: boolean): Promise<void> {
     const opId = `${call.id}:${state.seq + 1}`;
+    const verb = state.verbs[state.pc]!;
     const urls = audioUrlsOf(verb);
     const audio = new Map<string, CachedAudio>();
     // The audio cache is on each node's disk: a call held by another node plays from that
@@ -143,9 +163,10 @@ export class FlowInterpreter implements MediaEvents {
       await this.platform.jobs.enqueue(trx, AUDIO_JOB, { callId: call.id, opId } satisfies FetchStep, this.jobOptions(call));
       return;
     }
-    const name = verbName(verb);
+    const { name, body, def } = definitionOf(verb);
+    if (!def.op) throw new Error(`verb ${name} has no media operation`);
     const media = this.carriers.named(call.carrier).media;
-    let op = mediaOpOf(verb, call, audio);
+    let op = def.op(body, call, audio);
     const refusal = media.cannotRun?.(op) ?? null;
     if (refusal) {
       closeEntry(log, clock.now().toISOString(), { reason: 'unsupported', detail: refusal });
@@ -155,9 +176,9 @@ export class FlowInterpreter implements MediaEvents {
       });
     }
     // A record verb fills a recording resource of its own, created now (call.recording.started).
-    if (op.kind === 'record') op = { ...op, ...await this.connectedRecordings().start(trx, call, clock).then((r) => ({ recordingId: r.id, format: r.format })) };
-    const recordingId = op.kind === 'record' ? op.recordingId : null;
-    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false, recordingId }, log);
+    let kept: Partial<FlowState> = {};
+    if (def.prepare) ({ op, state: kept = {} } = await def.prepare(this.runtime, { trx, call, state, log, clock, now: clock.now().toISOString() }, op));
+    const saved = await saveFlow(trx, call, { ...state, op: opId, seq: state.seq + 1, loading: false, recordingId: null, ...kept }, log);
     await media.run(trx, saved, opId, op);
   }
 
@@ -174,17 +195,6 @@ export class FlowInterpreter implements MediaEvents {
     return { clockId: call.mode === 'sandbox' ? call.account_id : null, node: this.ownerOf(call)?.node ?? null };
   }
 
-  private recordings: FlowRecordings | null = null;
-
-  /** The recordings module connects itself at start-up (it registers after calls). */
-  connectRecordings(recordings: FlowRecordings): void {
-    this.recordings = recordings;
-  }
-
-  private connectedRecordings(): FlowRecordings {
-    if (!this.recordings) throw new Error('a flow recorded before the recordings module connected');
-    return this.recordings;
-  }
 
   /** Fetches the audio the running verb plays (no transaction held meanwhile), then runs it; a play that cannot be fetched is skipped, logged failed. */
   private async audioStep(step: FetchStep): Promise<void> {
@@ -204,54 +214,38 @@ export class FlowInterpreter implements MediaEvents {
       const clock = await this.platform.sandboxClocks.clockFor(locked.account_id, locked.mode, trx);
       const log = flowLogOf(locked);
       const loaded: FlowState = { ...now, op: null, loading: false };
-      if (failures.length > 0 && 'play' in verb) {
+      if (failures.length > 0 && definitionOf(verb).def.withoutAudio === 'skip') {
         closeEntry(log, clock.now().toISOString(), { reason: 'failed', detail: failures.join(' ') });
         return this.advance(trx, locked, { ...loaded, pc: now.pc + 1 }, log, clock);
       }
-      await this.runMedia(trx, locked, loaded, log, clock, verb, true);
+      await this.runMedia(trx, locked, loaded, log, clock, true);
     });
   }
 
-  /**
-   * Operations whose id starts with `prefix` belong to someone else on the call (the AI
-   * receptionist's turns on a live call): their ends go there, not to the flow.
-   */
-  routeMedia(prefix: string, events: MediaEvents): void {
-    this.routes.push({ prefix, events });
+  /** The owner of an operation that is not the flow's (its id starts with the owner's prefix): its ends go there. */
+  private ownerOfOp(opId: string): MediaEvents | undefined {
+    return this.ports.ownedMedia.map((owned) => owned()).find((owned) => opId.startsWith(owned.prefix))?.events;
   }
 
-  private readonly routes: Array<{ prefix: string; events: MediaEvents }> = [];
-
   async finished(callId: string, opId: string, result: MediaResult): Promise<void> {
-    const route = this.routes.find((r) => opId.startsWith(r.prefix));
-    if (route) return route.events.finished(callId, opId, result);
+    const owner = this.ownerOfOp(opId);
+    if (owner) return owner.finished(callId, opId, result);
     await inTransaction(this.db, async (trx) => {
       const call = await this.calls.lock(trx, callId);
       const state = call ? flowStateOf(call) : null;
       if (!call || !state || state.op !== opId || call.status !== 'in_progress') return;
       const clock = await this.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
       const log = flowLogOf(call);
-      closeEntry(log, clock.now().toISOString(), logResultOf(result, state.verbs[state.pc], state.recordingId ?? null));
+      const verb = state.verbs[state.pc];
+      const { name, body, def } = verb ? definitionOf(verb) : { name: null, body: null, def: null };
+      const at = clock.now().toISOString();
+      closeEntry(log, at, def?.logResult ? def.logResult(body, result, state) : plainResult(result));
       // A verb ran on the media: the chain of webhook answers is broken, the hop count restarts.
       const next: FlowState = { ...state, op: null, pc: state.pc + 1, hops: 0, recordingId: null };
-      const verb = state.verbs[state.pc];
-      if (result.kind === 'collect' && verb && 'gather' in verb) {
-        const gather = gatherOf(call, state.pc, result);
-        await this.emit(trx, call, 'call.gather.completed', gather, clock);
-        const actionUrl = verb.gather.action_url;
-        // A live update that came in meanwhile wins over the action_url.
-        if (actionUrl && !state.replacement && result.reason !== 'hangup' && result.reason !== 'interrupted') {
-          return this.startFetch(trx, call, next, log, clock, { reason: 'gather', url: actionUrl, fallback: false, gather });
-        }
-      }
-      if (result.kind === 'record' && state.recordingId) await this.connectedRecordings().stop(trx, call, state.recordingId, clock);
-      if (result.kind === 'bridge' && verb && 'dial' in verb) {
-        const dial = dialOf(call, state.pc, verb.dial.to, result);
-        await this.emit(trx, call, 'call.dial.completed', dial, clock);
-        const actionUrl = verb.dial.action_url;
-        if (actionUrl && !state.replacement && result.outcome !== 'hangup' && result.outcome !== 'interrupted') {
-          return this.startFetch(trx, call, next, log, clock, { reason: 'dial', url: actionUrl, fallback: false, dial });
-        }
+      const action = def?.finished ? await def.finished(this.runtime, { trx, call, state, log, clock, now: at }, body, result) : undefined;
+      // A live update that came in meanwhile wins over the action_url.
+      if (name && action?.actionUrl && !state.replacement && !['hangup', 'interrupted'].includes(endOf(result))) {
+        return this.startFetch(trx, call, next, log, clock, { reason: name, url: action.actionUrl, fallback: false, [name]: action.result });
       }
       // The far end hung up: the carrier is ending the call (its BYE may commit just after
       // this), so the flow stops here instead of running on and hanging up itself.
@@ -274,8 +268,10 @@ export class FlowInterpreter implements MediaEvents {
   async replace(trx: Trx, call: CallRow, replacement: FlowReplacement, clock: Clock): Promise<void> {
     const state = flowStateOf(call) ?? newFlowState([]);
     const log = flowLogOf(call);
-    // A media operation reports its end when interrupted; a webhook or audio fetch, or a ringing transfer, is simply left behind.
-    const mediaRunning = state.op !== null && !state.fetch && !state.loading && (state.transfer ?? null) === null;
+    // A media operation reports its end when interrupted; a webhook or audio fetch, or what a
+    // verb without an operation waits on (a ringing transfer), is simply left behind.
+    const running = state.verbs[state.pc];
+    const mediaRunning = state.op !== null && !state.fetch && !state.loading && running !== undefined && definitionOf(running).def.op !== undefined;
     if (mediaRunning) {
       await saveFlow(trx, call, { ...state, replacement }, log);
       await this.carriers.named(call.carrier).media.interrupt(trx, call, state.op!);
@@ -334,8 +330,8 @@ export class FlowInterpreter implements MediaEvents {
       object: 'flow_request',
       reason: pending.reason,
       call: await presentOne(this.db, call, this.platform.publicUrl.base),
-      gather: pending.gather ?? null,
-      dial: pending.dial ?? null,
+      // Each verb that posts its result has its field, null unless that verb asks.
+      ...Object.fromEntries(VERBS.filter((v) => v.postsResult).map((v) => [v.name, pending[v.name] ?? null])),
     };
     const answer = await this.webhooks.fetch(pending.url, call.account_id, call.mode, `flowreq_${step.opId.replace(':', '_')}`, payload);
     // A server shutting down cut this fetch short (or its answer came too late to trust): the
@@ -350,7 +346,9 @@ export class FlowInterpreter implements MediaEvents {
       if (!locked || !now || now.op !== step.opId || locked.status !== 'in_progress') return;
       const clock = await this.platform.sandboxClocks.clockFor(locked.account_id, locked.mode, trx);
       const log = flowLogOf(locked);
-      if (pending.reason === 'redirect') closeEntry(log, clock.now().toISOString(), { url: pending.url, status_code: answer.statusCode, ok: answer.ok });
+      // A verb that waits on its own webhook (redirect) ends with its answer.
+      const asking = verbNamed(pending.reason);
+      if (asking?.answered) closeEntry(log, clock.now().toISOString(), asking.answered(pending, answer));
       if (!answer.ok) return this.failFlow(trx, locked, now, log, clock, pending, answer);
       // A flow this call's media cannot run is an invalid answer, like one that breaks the schema.
       const [unheard] = unheardSpeechErrors(answer.verbs, this.carriers.named(locked.carrier).media);
@@ -400,7 +398,12 @@ export class FlowInterpreter implements MediaEvents {
   }
 }
 
+/** How an operation ended: a bridge's outcome, any other's reason (`hangup`, `interrupted`, ...). */
+function endOf(result: MediaResult): string {
+  return result.kind === 'bridge' ? result.outcome : result.reason;
+}
+
 /** The operation ended because the other party hung up (not because it finished or was interrupted). */
 function cutByHangup(result: MediaResult): boolean {
-  return result.kind === 'bridge' ? result.outcome === 'hangup' : result.reason === 'hangup';
+  return endOf(result) === 'hangup';
 }

@@ -6,6 +6,7 @@ import { IdParams, NullableTimestamp, Timestamp, problemResponses } from '../../
 import type { CallService } from '../service.ts';
 import type { CallRow } from '../tables.ts';
 import { FlowSchema, VERB_NAMES } from './schema.ts';
+import { VERBS } from './verbs/registry.ts';
 import { flowLogOf, flowStateOf } from './state.ts';
 import { FLOW_FAILURE_CAUSES } from './flow-webhook.ts';
 
@@ -22,31 +23,6 @@ export const CallFlowSchema = Type.Object({
     result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reason}`; dial: `{to, outcome, talk_seconds}`; transfer: `{to, outcome}`; record: `{recording_id, reason, duration_seconds}`; agent: `{agent_id, conversation_id}`; redirect: `{url, status_code, ok}`; a verb the carrier cannot run: `{reason: unsupported, detail}`.' }),
   }), { description: 'Every verb run so far, oldest first.' }),
 }, { $id: 'CallFlow' });
-
-/** data.object of call.gather.completed. */
-export const CallGatherSchema = Type.Object({
-  object: Type.Literal('call_gather'),
-  call_id: Type.String(),
-  index: Type.Integer({ description: 'Position of the gather verb in the flow.' }),
-  digits: Type.String({ description: 'Keys pressed, without the finish key; "" when none.' }),
-  speech: Type.Union([Type.String(), Type.Null()], { description: 'The words said, when speech was gathered (the sandbox hears the exact text).' }),
-  confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'Recogniser confidence for speech (1 in the sandbox).' }),
-  reason: Type.Union(['finish_key', 'num_digits', 'timeout', 'speech', 'interrupted', 'hangup'].map((r) => Type.Literal(r)), {
-    description: 'What ended it: the finish key, num_digits reached, timeout (with or without digits), an utterance, a new flow, or the hang-up.',
-  }),
-}, { $id: 'CallGather' });
-
-/** data.object of call.dial.completed. */
-export const CallDialSchema = Type.Object({
-  object: Type.Literal('call_dial'),
-  call_id: Type.String(),
-  index: Type.Integer({ description: 'Position of the dial verb in the flow.' }),
-  to: Type.String({ description: 'The number dialled.' }),
-  outcome: Type.Union(['completed', 'busy', 'no_answer', 'failed', 'interrupted'].map((r) => Type.Literal(r)), {
-    description: 'completed: it answered and the two talked until one side or the time_limit ended it; busy, no_answer, failed: it did not connect; interrupted: a new flow (POST /v1/calls/{id}/flow) cut it.',
-  }),
-  talk_seconds: Type.Number({ description: 'Seconds the two talked (0 unless it answered).' }),
-}, { $id: 'CallDial' });
 
 /** data.object of call.flow.failed. */
 export const CallFlowFailureSchema = Type.Object({
@@ -70,8 +46,8 @@ export function presentCallFlow(row: CallRow): Static<typeof CallFlowSchema> {
 export function flowRoutes(app: App, calls: CallService): void {
   app.addSchema(FlowSchema);
   app.addSchema(CallFlowSchema);
-  app.addSchema(CallGatherSchema);
-  app.addSchema(CallDialSchema);
+  // The objects of verbs' events (call.gather.completed: CallGather, call.dial.completed: CallDial).
+  for (const verb of VERBS) if (verb.resultSchema) app.addSchema(verb.resultSchema);
   app.addSchema(CallFlowFailureSchema);
   app.get('/v1/calls/:id/flow', {
     config: { scope: 'calls:read' },

@@ -5,18 +5,27 @@
 // the flow was.
 import type { Trx } from '../../../store/transaction.ts';
 import type { CallRow } from '../tables.ts';
-import type { Verb, VerbName } from './schema.ts';
+
+/**
+ * The verbs a flow holds, and their names. Flow state is verb-neutral: the verbs themselves
+ * read and save it, so it cannot import their union; the registry (verbs/registry.ts) plugs
+ * the union in by augmenting this interface, and every file sees the full types.
+ */
+export interface FlowVerbs {}
+type Verb = FlowVerbs extends { verb: infer V } ? V : never;
+type VerbName = FlowVerbs extends { name: infer N } ? N : never;
 
 /** A flow webhook the call waits on: why it is asked, where, and whether it is the fallback. */
 export interface PendingFetch {
-  /** `update`: POST /v1/calls/{id}/flow gave a URL to take the call's flow from. */
-  reason: 'answer' | 'gather' | 'redirect' | 'update' | 'dial';
+  /**
+   * `answer`: the call's first flow; `update`: POST /v1/calls/{id}/flow gave a URL to take
+   * the call's flow from; a verb's name: that verb asks (a redirect, a gather's or dial's action_url).
+   */
+  reason: 'answer' | 'update' | VerbName;
   url: string;
   fallback: boolean;
-  /** reason gather: the result the action_url receives. */
-  gather?: Record<string, unknown>;
-  /** reason dial: the outcome the dial's action_url receives. */
-  dial?: Record<string, unknown>;
+  /** Under the asking verb's name (`gather`, `dial`): the result its action_url receives. */
+  [result: string]: unknown;
 }
 
 export interface FlowState {
@@ -82,10 +91,6 @@ export function flowStateOf(call: CallRow): FlowState | null {
 
 export function flowLogOf(call: CallRow): FlowLogEntry[] {
   return JSON.parse(call.flow_log ?? '[]') as FlowLogEntry[];
-}
-
-export function verbName(verb: Verb): VerbName {
-  return Object.keys(verb)[0] as VerbName;
 }
 
 /** Saves state and log; returns the row as it now is. */

@@ -7,12 +7,28 @@ import type { FieldError } from '../../../platform/problems.ts';
 import type { FieldErrorCode } from '../../../platform/field-errors.ts';
 import { fieldErrors } from '../../../platform/validation.ts';
 import { FLOW_LIMITS, VERB_NAMES, VERB_SCHEMAS, type Verb, type VerbName } from './schema.ts';
+import { definitionOf } from './verbs/registry.ts';
 
 // The same validator and error vocabulary as request bodies (formats such as `uri` included),
 // with defaults filled in so the interpreter reads one shape.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false, verbose: true }));
-const checkers = Object.fromEntries(VERB_NAMES.map((name) => [name, ajv.compile(VERB_SCHEMAS[name] as object)])) as Record<VerbName, ValidateFunction>;
+let ajv: Ajv | undefined;
+const checkers = new Map<VerbName, ValidateFunction>();
+
+/**
+ * A verb's checker, compiled when a flow first uses that verb (as route schemas are): compiling
+ * all of them at import cost every process that loads the app, each test file and CLI
+ * command included, about 0.2 s of CPU, most of them never validating a flow.
+ */
+function checkerFor(name: VerbName): ValidateFunction {
+  let check = checkers.get(name);
+  if (!check) {
+    ajv ??= addFormats(new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false, verbose: true }));
+    check = ajv.compile(VERB_SCHEMAS[name] as object);
+    checkers.set(name, check);
+  }
+  return check;
+}
 
 export type FlowCheck = { ok: true; verbs: Verb[] } | { ok: false; errors: FieldError[] };
 
@@ -40,7 +56,7 @@ export function validateFlow(document: unknown, root = 'flow'): FlowCheck {
       return;
     }
     const body = structuredClone((item as Record<string, unknown>)[name]);
-    const check = checkers[name as VerbName];
+    const check = checkerFor(name as VerbName);
     if (check(body)) verbs.push({ [name]: body } as Verb);
     else {
       for (const e of fieldErrors(check.errors ?? [], 'body')) {
@@ -58,21 +74,13 @@ function fail(field: string, message: string, code: FieldErrorCode): FlowCheck {
 
 
 /**
- * The gathers that listen for speech, as errors, when the call's media port cannot hear words
- * (live calls on a server without a speech-to-text endpoint): such a flow is refused up front
- * rather than left to time out on a caller who is talking.
+ * The verbs this call's media port cannot run, as errors (each verb's `unheard`: a gather
+ * that listens for speech on a live server without a speech-to-text endpoint): such a flow
+ * is refused up front rather than left to time out on a caller who is talking.
  */
 export function unheardSpeechErrors(verbs: Verb[], media: { hearsSpeech?: boolean }, root = 'flow'): FieldError[] {
-  if (media.hearsSpeech !== false) return [];
-  const errors: FieldError[] = [];
-  verbs.forEach((verb, i) => {
-    if ('gather' in verb && verb.gather.input?.includes('speech')) {
-      errors.push({
-        field: `${root}[${i}].gather.input`,
-        message: 'listens for speech, but this server has no speech-to-text endpoint for live calls (speech.stt in the carriers file); gather dtmf only',
-        code: 'not_allowed',
-      });
-    }
+  return verbs.flatMap((verb, i) => {
+    const { name, body, def } = definitionOf(verb);
+    return (def.unheard?.(body, media) ?? []).map(({ path, message, code }) => ({ field: `${root}[${i}].${name}.${path}`, message, code }));
   });
-  return errors;
 }

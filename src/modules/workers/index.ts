@@ -1,0 +1,24 @@
+// Workers (docs/contact-center.md, "Workers"): the human agents queues route callers to, their
+// status (available, busy, wrap_up, offline), their softphones' SIP credentials, and routing
+// queues' waiting callers to them. Registers after queues and calls (it follows calls' moves).
+import type { SwitchboardModule } from '../module.ts';
+import { QueueStatsSchema, SipCredentialsSchema, WorkerSchema } from './schema.ts';
+import { QueueStats } from './queue-stats.ts';
+import { WorkerService } from './service.ts';
+import { workerRoutes } from './routes.ts';
+import { WorkerRouting } from './routing.ts';
+import { WorkerCalls } from './offer-calls.ts';
+
+export const workersModule: SwitchboardModule = {
+  name: 'workers',
+  register(app, { platform, events, services }) {
+    services.workers = new WorkerService(platform, events);
+    // Routing from queues: the offers (a job) and what the workers' calls do to them.
+    new WorkerRouting(platform, events, services.calls);
+    new WorkerCalls(platform, events, services.calls);
+    app.addSchema(WorkerSchema);
+    app.addSchema(SipCredentialsSchema);
+    app.addSchema(QueueStatsSchema);
+    workerRoutes(app, services.workers, new QueueStats(platform));
+  },
+};

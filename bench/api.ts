@@ -6,6 +6,12 @@
 // BENCH_DATABASE_URL=postgres://... runs on PostgreSQL instead, and adds a third server whose
 // rate-limit buckets stay in memory, beside the default one whose buckets are shared through
 // the database: the CPU and req/s ratio between them is what one upsert per request costs.
+// BENCH_METRICS=1 instead runs Switchboard with metrics off beside Switchboard with metrics on
+// (a token, and a Prometheus-like scrape every 15 s), alternating BENCH_ROUNDS runs of each,
+// and reports the median CPU per request of each side: what metrics cost.
+// BENCH_BASELINE_ROOT=<a checkout of another commit> also runs that commit's server beside
+// this one in the same run (the before of a before/after, under the same load), and
+// BENCH_CPU_PROF=<dir> has this commit's servers write V8 CPU profiles there when they stop.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -56,19 +62,75 @@ async function load(url: string, scenario: Scenario, account: BenchAccount, auth
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, cpuMicrosPerRequest };
 }
 
-async function switchboard(env: Record<string, string>) {
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
+async function switchboard(env: Record<string, string>, checkout?: string) {
   const dataDir = freshDataDir('api');
   const created = createAccount(dataDir, 'enterprise', store);
   // The bench measures throughput, not the limiter refusing it: raise the cap the way an
   // operator does for a customer ("caps can be raised on request").
   cli(['accounts', 'update', created.account.id, '--rate-limit', '1000000000', '--data-dir', dataDir], store);
   const account: BenchAccount = { sandboxKey: created.keys.sandbox, liveKey: created.keys.live, sandboxNumber: created.numbers.sandbox[0]! };
-  const server = await startSwitchboard(dataDir, { SWITCHBOARD_LOG_LEVEL: 'warn', SWITCHBOARD_SIM_TIME_SCALE: '0.001', ...store, ...env });
+  const server = await startSwitchboard(dataDir, { SWITCHBOARD_LOG_LEVEL: 'warn', SWITCHBOARD_SIM_TIME_SCALE: '0.001', ...store, ...env }, undefined,
+    checkout ? [] : PROFILE_ARGS, checkout);
   return { ...server, account };
+}
+
+/** The median of a few runs: one run on two shared cores can be off by more than the cost measured. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+if (process.env.BENCH_METRICS === '1') {
+  await metricsOnOff();
+  process.exit(0);
+}
+
+async function metricsOnOff(): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const token = 'bench-metrics-token-0123456789';
+  const off = await switchboard({});
+  const on = await switchboard({ SWITCHBOARD_METRICS_TOKEN: token });
+  // Scraped as Prometheus would (every 15 s by default; BENCH_SCRAPE_SECONDS): a scrape's cost is
+  // per interval, not per request, so a faster scrape than production's would overstate it.
+  const scrapeSeconds = Number(process.env.BENCH_SCRAPE_SECONDS ?? 15);
+  const scraper = setInterval(() => {
+    void fetch(`${on.url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.text()).catch(() => {});
+  }, scrapeSeconds * 1000);
+  console.log(`Metrics on vs off: ${WARMUP}s warm-up, then ${rounds} alternating runs of ${DURATION}s each, ${CONNECTIONS} connections, ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; medians.\n`);
+  try {
+    for (const scenario of scenarios.filter((s) => s.name.includes(ONLY) && !s.workerOff)) {
+      for (const side of [off, on]) await load(`${side.url}${scenario.path}`, scenario, side.account, true, side.child.pid!, WARMUP);
+      const runs: { off: Result[]; on: Result[] } = { off: [], on: [] };
+      for (let r = 0; r < rounds; r++) {
+        runs.off.push(await load(`${off.url}${scenario.path}`, scenario, off.account, true, off.child.pid!, DURATION));
+        runs.on.push(await load(`${on.url}${scenario.path}`, scenario, on.account, true, on.child.pid!, DURATION));
+      }
+      const cpu = (side: Result[]) => median(side.map((x) => x.cpuMicrosPerRequest));
+      const rps = (side: Result[]) => median(side.map((x) => x.rps));
+      const non2xx = [...runs.off, ...runs.on].reduce((n, x) => n + x.non2xx, 0);
+      console.log([
+        scenario.name.padEnd(30),
+        `off ${rps(runs.off).toFixed(0).padStart(6)} req/s ${cpu(runs.off).toFixed(0).padStart(5)} µs CPU/request`,
+        `on ${rps(runs.on).toFixed(0).padStart(6)} req/s ${cpu(runs.on).toFixed(0).padStart(5)} µs CPU/request`,
+        `on/off CPU ${((cpu(runs.on) / cpu(runs.off)) * 100).toFixed(1)}%`,
+        `runs off ${runs.off.map((x) => x.cpuMicrosPerRequest.toFixed(0)).join('/')}, on ${runs.on.map((x) => x.cpuMicrosPerRequest.toFixed(0)).join('/')} µs`,
+      ].join(' | ') + (non2xx ? ` | ${non2xx} non-2xx!` : ''));
+    }
+  } finally {
+    clearInterval(scraper);
+    await off.stop();
+    await on.stop();
+  }
 }
 
 const ours = await switchboard({});
 const oursWorkerOff = await switchboard({ SWITCHBOARD_WORKER_CONCURRENCY: '0' });
+const baseline = BASELINE_ROOT ? await switchboard({}, BASELINE_ROOT) : null;
+const baselineWorkerOff = BASELINE_ROOT ? await switchboard({ SWITCHBOARD_WORKER_CONCURRENCY: '0' }, BASELINE_ROOT) : null;
 const oursMemoryLimits = DATABASE_URL ? await switchboard({ SWITCHBOARD_RATE_LIMIT_STORE: 'memory' }) : null;
 const bare = await startProcess(process.execPath, ['--import', 'tsx', join(root, 'bench/bare-server.ts')], {}, /listening (\d+)/);
 const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
@@ -90,6 +152,17 @@ try {
       `ratio ${ratio.toFixed(1).padStart(5)}%`,
       `CPU/request ours ${o.cpuMicrosPerRequest.toFixed(0)} µs, bare ${b.cpuMicrosPerRequest.toFixed(0)} µs (bare/ours ${cpuRatio.toFixed(1)}%)`,
     ].join(' | ') + (o.non2xx ? ` | ${o.non2xx} non-2xx!` : ''));
+    const before = scenario.workerOff ? baselineWorkerOff : baseline;
+    if (before) {
+      await load(`${before.url}${scenario.path}`, scenario, before.account, true, before.child.pid!, WARMUP);
+      const p = await load(`${before.url}${scenario.path}`, scenario, before.account, true, before.child.pid!, DURATION);
+      console.log([
+        '  baseline (BENCH_BASELINE_ROOT)'.padEnd(30),
+        `ours ${p.rps.toFixed(0).padStart(6)} req/s p99 ${String(p.p99).padStart(4)} ms`,
+        `ratio ${((p.rps / b.rps) * 100).toFixed(1).padStart(5)}%`,
+        `CPU/request ${p.cpuMicrosPerRequest.toFixed(0)} µs (bare/baseline ${((b.cpuMicrosPerRequest / p.cpuMicrosPerRequest) * 100).toFixed(1)}%); this commit uses ${((o.cpuMicrosPerRequest / p.cpuMicrosPerRequest) * 100).toFixed(1)}% of its CPU`,
+      ].join(' | ') + (p.non2xx ? ` | ${p.non2xx} non-2xx!` : ''));
+    }
     if (oursMemoryLimits && !scenario.workerOff) {
       await load(`${oursMemoryLimits.url}${scenario.path}`, scenario, oursMemoryLimits.account, true, oursMemoryLimits.child.pid!, WARMUP);
       const m = await load(`${oursMemoryLimits.url}${scenario.path}`, scenario, oursMemoryLimits.account, true, oursMemoryLimits.child.pid!, DURATION);
@@ -106,4 +179,6 @@ try {
   await stop(bare.child);
   await ours.stop();
   await oursWorkerOff.stop();
+  await baseline?.stop();
+  await baselineWorkerOff?.stop();
 }

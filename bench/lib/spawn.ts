@@ -56,12 +56,13 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts `switchboard serve` and waits until /readyz answers (whatever the log level).
- * `nodeArgs` go to node itself (e.g. --cpu-prof, which NODE_OPTIONS refuses).
+ * `nodeArgs` go to node itself (e.g. --cpu-prof, which NODE_OPTIONS refuses); `checkout` is
+ * the source tree to run (another commit's, for a before/after in one run).
  */
-export async function startSwitchboard(dataDir: string, env: Record<string, string> = {}, port?: number, nodeArgs: string[] = []) {
+export async function startSwitchboard(dataDir: string, env: Record<string, string> = {}, port?: number, nodeArgs: string[] = [], checkout = root) {
   const chosen = port ?? (await freePort());
   const url = `http://127.0.0.1:${chosen}`;
-  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', String(chosen), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...nodeArgs, join(checkout, 'bin/switchboard.js'), 'serve', '--port', String(chosen), '--data-dir', dataDir], {
     env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   // A busy machine can take a while to compile the sources through tsx: wait up to 2 minutes.

@@ -2,12 +2,12 @@
 // collections (collections/) from the OpenAPI document the server builds.
 // npm run sdks:check: regenerates in memory and fails when any committed file differs, so
 // the SDKs can never drift from the server (CI runs it).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOpenApiDocument } from '../openapi-document.ts';
 import { buildModel } from './model.ts';
-import { generatedFiles } from './outputs.ts';
+import { generatedFiles, staleFiles } from './outputs.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const check = process.argv.includes('--check');
@@ -34,6 +34,17 @@ for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, content);
     console.log(`wrote ${relative(root, target)}`);
+  }
+}
+
+for (const path of staleFiles(root, files)) {
+  if (check) drifted.push(`${path} (no longer generated)`);
+  else {
+    unlinkSync(join(root, path));
+    console.log(`removed ${path}`);
+    // Its folder goes too once empty (a renamed tag's folder).
+    const folder = join(root, dirname(path));
+    if (readdirSync(folder).length === 0) rmdirSync(folder);
   }
 }
 

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
 // Every file the generator owns, by path from the repository root. Files not listed here
 // (runtimes, READMEs, tests) are hand-written and never touched by it.
 import type { ApiModel } from './model.ts';
@@ -14,6 +16,26 @@ function gofmt(source: string): string {
     throw new Error(`gofmt failed (is Go installed? apt-get install golang-go): ${result.error?.message ?? result.stderr}`);
   }
   return result.stdout;
+}
+
+/**
+ * Folders whose every file is generated: a file in one that the document no longer produces
+ * (a renamed tag's Bruno folder) is stale, removed by `npm run sdks` and reported by --check.
+ */
+export const GENERATED_FOLDERS = ['collections/bruno'];
+
+/** Files under GENERATED_FOLDERS (paths from `root`) that `files` does not produce. */
+export function staleFiles(root: string, files: Record<string, string>): string[] {
+  const walk = (dir: string): string[] => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    return entries.flatMap((e) => (e.isDirectory() ? walk(`${dir}/${e.name}`) : [`${dir}/${e.name}`]));
+  };
+  return GENERATED_FOLDERS.flatMap(walk).filter((path) => !(path in files)).sort();
 }
 
 export function generatedFiles(api: ApiModel, document: Record<string, any>): Record<string, string> {

@@ -16,7 +16,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeWav } from '../../src/media/wav.ts';
-import { readPcm16Wav, toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { toLineRate } from '../../src/media/resample.ts';
+import { readPcm16Wav } from '../../src/media/wav.ts';
 
 export const FAKE_TTS_RATE = 24000;
 const FRAME = 160; // 20 ms at 8 kHz

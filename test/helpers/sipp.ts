@@ -4,7 +4,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -49,7 +51,26 @@ export interface SippRun {
 
 export const SCENARIOS = new URL('../sip/scenarios/', import.meta.url).pathname;
 
-export async function runSipp(options: { scenario: string; port?: number; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string; localIp?: string }): Promise<SippRun> {
+type SippOptions = { scenario: string; port?: number; args?: string[]; transport?: 'u1' | 't1'; timeoutSeconds?: number; remote?: string; localIp?: string };
+
+/**
+ * Starts SIPp and waits until it listens. Its ports are only free "a moment ago" (and its media
+ * port is picked at random beside the RTP ports of every server under test), so a start that
+ * never listens (SIPp could not bind, and exited) is retried with fresh ports, up to three times.
+ */
+export async function runSipp(options: SippOptions): Promise<SippRun> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startSipp(options);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+async function startSipp(options: SippOptions): Promise<SippRun> {
   const port = options.port ?? await freeUdpPort();
   const mediaPort = 20000 + 2 * Math.floor(Math.random() * 10000);
   const dir = mkdtempSync(join(tmpdir(), 'sipp-'));
@@ -71,8 +92,32 @@ export async function runSipp(options: { scenario: string; port?: number; args?:
     });
   });
   // SIPp needs a moment to bind before it can be called.
-  await waitForListener(port, options.transport === 't1' ? 'tcp' : 'udp');
+  try {
+    await waitForListener(port, options.transport === 't1' ? 'tcp' : 'udp');
+  } catch (err) {
+    child.kill('SIGKILL');
+    const { errors } = await done;
+    throw new Error(`${(err as Error).message}; SIPp said: ${errors.trim().slice(0, 500) || 'nothing'}`);
+  }
   return { port, dir, mediaPort, process: child, done };
+}
+
+/**
+ * The final response a refusal scenario wrote with `exec command="echo CODE > final-response.txt"`.
+ * SIPp runs that command in a child it does not wait for, so on a busy machine the file can
+ * appear after SIPp has exited, and be empty for a moment before `echo` writes its line: wait
+ * for the whole line, not just the file.
+ */
+export async function sippFinalResponse(sipp: SippRun): Promise<string> {
+  const result = await sipp.done;
+  assert.equal(result.code, 0, result.errors);
+  const file = join(sipp.dir, 'final-response.txt');
+  for (let i = 0; i < 200; i++) {
+    const line = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (line.endsWith('\n')) return line.trim();
+    await sleep(50);
+  }
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
 }
 
 /** Polls /proc/net until something listens on `port` (no probe traffic that a peer would log). */

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import { subscribeAll } from '../helpers/subscribe.ts';
+import { importLiveNumber } from '../helpers/live-number.ts';
 import { startReceiver, type ReceivedEvent, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 let t: TestServer;
@@ -174,7 +175,9 @@ describe('sending', () => {
     const live = t.as(acct.keys.live);
     const bad = await live.post('/v1/messages', { from, to: '+1415', body: 'x' });
     assert.equal(bad.status, 400, 'the bad field is reported first');
-    const res = await live.post('/v1/messages', { from, to: USER, body: 'x' });
+    // A valid send comes from a live number of the account (a sandbox one is from_number_not_owned).
+    const liveFrom = await importLiveNumber(t, acct.account.id, '+12125550189');
+    const res = await live.post('/v1/messages', { from: liveFrom, to: USER, body: 'x' });
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'carrier_not_configured');
     assert.deepEqual((await live.get('/v1/messages')).body.data, []);

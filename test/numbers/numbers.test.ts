@@ -14,10 +14,11 @@ let t: TestServer;
 async function cli(...args: string[]): Promise<string> {
   const env = { ...process.env, DATABASE_URL: t.store.databaseUrl ?? '' };
   try {
-    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--data-dir', t.store.dataDir], { env, timeout: 60_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    const { stdout } = await execFileAsync(process.execPath, ['bin/switchboard.js', ...args, '--data-dir', t.store.dataDir], { env, timeout: 180_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) });
     return stdout;
   } catch (err) {
-    throw new Error(String((err as { stderr?: string }).stderr ?? err));
+    // Killed at the timeout, the CLI has said nothing: then the error itself says why.
+    throw new Error((err as { stderr?: string }).stderr || String(err));
   }
 }
 let acct: CreatedAccount;

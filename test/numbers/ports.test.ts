@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { subscribeAll } from '../helpers/subscribe.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { addBusinessDays, businessDaysBetween, US_FEDERAL_HOLIDAYS_2026_2027 } from '../../src/modules/numbers/business-days.ts';
+import { addBusinessDays, businessDaysBetween, US_FEDERAL_HOLIDAYS_2026_2027 } from '../../src/telephony/business-days.ts';
 
 let t: TestServer;
 const receivers: WebhookReceiver[] = [];

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
+import { SandboxClocks } from '../../src/jobs/sandbox-clocks.ts';
 import { inTransaction } from '../../src/store/transaction.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createTestStore, type TestStore } from '../helpers/database.ts';
@@ -183,5 +184,29 @@ describe('durable job queue', () => {
     assert.deepEqual(ranBy.filter(([n]) => n.startsWith('for_a_')).map(([, by]) => by), Array(20).fill('a'));
     assert.deepEqual(ranBy.filter(([n]) => n.startsWith('for_b_')).map(([, by]) => by), Array(20).fill('b'));
     assert.equal(new Set(ranBy.map(([n]) => n)).size, 60, 'each job ran once');
+  });
+
+  // The CI failure of 2026-11-26 (PostgreSQL): a port's review job read its clock, an advance
+  // committed, then the job scheduled the FOC at an absolute sandbox time on the old offset;
+  // the advance had shifted every job but that one, which was late by the whole advance.
+  test('an advance cannot slip between a job reading its sandbox clock and scheduling at an absolute sandbox time', async () => {
+    const { database } = await fresh();
+    const q = queue(database);
+    const clocks = new SandboxClocks(database, systemClock, q);
+    const ran: string[] = [];
+    q.register('at-foc', async () => { ran.push('at-foc'); });
+    const account = 'acct_clock_race';
+    const hourMs = 3_600_000;
+    const target = systemClock.now().getTime() + hourMs; // an absolute sandbox time, an hour ahead
+    let advancing: Promise<{ jobsRun: number }> | undefined;
+    await inTransaction(database.db, async (trx) => {
+      const clock = await clocks.lockedClockFor(trx, account, 'sandbox');
+      advancing = clocks.advance(account, hourMs + 1000); // past the target, while we hold the clock
+      await new Promise((resolve) => setTimeout(resolve, 150)); // room for the advance to slip in, if it could
+      await q.enqueue(trx, 'at-foc', {}, { delaySeconds: (target - clock.now().getTime()) / 1000, clockId: account });
+    });
+    const { jobsRun } = await advancing!;
+    assert.equal(jobsRun, 1, 'the advance waited for the scheduling transaction and ran the job it scheduled');
+    assert.deepEqual(ran, ['at-foc']);
   });
 });

@@ -78,6 +78,17 @@ describe('issue 10.18: object names and id prefixes', () => {
     const recorded = ok(await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: true }));
     objects.push((await sandbox.receiver.waitForEvent('call.recording.ready', undefined, 20_000)).data.object);
     await sandbox.receiver.waitForEvent('call.completed', recorded.id);
+    objects.push(ok(await api().post('/v1/queues', { name: 'pairs' })));
+    objects.push(ok(await api().post('/v1/workers', { name: 'Pairs', reach: '+15005550004' })));
+    // A conference is made by a call that joins one; a stream is asked of a call in progress.
+    const seated = ok(await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, record: false, flow: [{ conference: { name: 'pairs' } }] }));
+    let conference: any;
+    for (let i = 0; i < 200 && !conference; i++) {
+      conference = ok(await api().get('/v1/conferences?name=pairs')).data[0];
+      if (!conference) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    objects.push(conference);
+    objects.push(ok(await api().post(`/v1/calls/${seated.id}/streams`, { url: 'ws://127.0.0.1:9/media' })));
 
     const kinds = new Set<string>();
     for (const object of objects) {

@@ -227,3 +227,22 @@ describe('OpenAPI document', () => {
     assert.match(String(res.body), /<html/i);
   });
 });
+
+describe('route schemas', () => {
+  test('compile on first use, and every one of them compiles', async () => {
+    const { schemas } = t.server.built;
+    // Start-up compiled nothing but what the requests so far needed: most routes are still pending.
+    assert.ok(schemas.pendingCount > 50, `${schemas.pendingCount} schemas still pending`);
+    const before = schemas.pendingCount;
+    const res = await t.as(acct.keys.sandbox).post('/v1/calls', { to: 'not a number', from: '+15005550006' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'validation_failed');
+    assert.ok(schemas.pendingCount < before, 'the first request to a route compiled its schemas');
+    // What start-up used to do eagerly: any schema Ajv or fast-json-stringify refuses throws here.
+    schemas.compileAll();
+    assert.equal(schemas.pendingCount, 0);
+    const list = await t.as(acct.keys.sandbox).get('/v1/calls');
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body, { object: 'list', data: [], has_more: false, next_cursor: null });
+  });
+});

@@ -104,6 +104,16 @@ describe('router and parser errors are problems', () => {
     assertProblem(await rawHttp('FROB /v1/account HTTP/1.1\r\nHost: x\r\n\r\n'), 501, 'method_not_implemented');
   });
 
+  test('an HTTP/1.1 request without Host is a 400 problem that names the header (issue 22.12)', async () => {
+    const res = await rawHttp('GET /v1/account HTTP/1.1\r\nConnection: keep-alive\r\n\r\n');
+    assertProblem(res, 400, 'malformed_request');
+    assert.match(res.body.detail, /Host header/);
+    assert.equal(res.headers.connection, 'close');
+    assert.equal(res.closed, true);
+    // HTTP/1.0 has no Host requirement: it reaches the route (here, its 401).
+    assert.equal((await rawHttp('GET /v1/account HTTP/1.0\r\n\r\n')).status, 401);
+  });
+
   test('the server answers normally afterwards', async () => {
     const res = await fetch(`${t.url}/healthz`);
     assert.equal(res.status, 200);

@@ -16,7 +16,7 @@ import { guardedLookup } from '../../src/modules/webhooks/url-policy.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 
 type Mode = 'sandbox' | 'live';
-interface Ctx { callId: string; from: Record<Mode, string>; numberId: Record<Mode, string>; agentId: Record<Mode, string>; webhookId: Record<Mode, string> }
+interface Ctx { callId: string; queueId: Record<Mode, string>; from: Record<Mode, string>; numberId: Record<Mode, string>; agentId: Record<Mode, string>; webhookId: Record<Mode, string> }
 /** One URL-bearing field: the request that puts `url` in it, and the field the problem must name. */
 interface UrlField { op: string; field: string; request(url: string, mode: Mode, ctx: Ctx): [string, string, unknown] }
 
@@ -51,6 +51,14 @@ const FIELDS: UrlField[] = [
   { op: 'PATCH /v1/ai/agents/{id}', field: 'webhook_url', request: (url, m, c) => ['PATCH', `/v1/ai/agents/${c.agentId[m]}`, { webhook_url: url }] },
   { op: 'POST /v1/webhooks', field: 'url', request: (url) => ['POST', '/v1/webhooks', { url }] },
   { op: 'PATCH /v1/webhooks/{id}', field: 'url', request: (url, m, c) => ['PATCH', `/v1/webhooks/${c.webhookId[m]}`, { url }] },
+  { op: 'POST /v1/queues', field: 'wait_url', request: (url) => ['POST', '/v1/queues', { name: `q-${Math.random().toString(36).slice(2, 10)}`, wait_url: url }] },
+  { op: 'PATCH /v1/queues/{id}', field: 'wait_url', request: (url, m, c) => ['PATCH', `/v1/queues/${c.queueId[m]}`, { wait_url: url }] },
+  // Checked before the conference is looked up, as POST /v1/calls checks it: no conference is needed.
+  { op: 'POST /v1/conferences/{id}/participants', field: 'webhook_url',
+    request: (url, m, c) => ['POST', '/v1/conferences/conf_01jd8x0v6kf5b9w3t2q1r0p9n8/participants', { to: USER, from: c.from[m], webhook_url: url }] },
+  // A stream URL is judged as the http(s) URL of its ws(s) form.
+  { op: 'POST /v1/calls/{id}/streams', field: 'url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/streams`, { url: url.replace(/^http/, 'ws') }] },
+  { op: 'POST /v1/calls/{id}/streams', field: 'status_url', request: (url, m, c) => ['POST', `/v1/calls/${c.callId}/streams`, { url: GOOD[m].replace(/^http/, 'ws'), status_url: url }] },
 ];
 
 /**
@@ -76,6 +84,7 @@ before(async () => {
   ctx.numberId = {} as Ctx['numberId'];
   ctx.agentId = {} as Ctx['agentId'];
   ctx.webhookId = {} as Ctx['webhookId'];
+  ctx.queueId = {} as Ctx['queueId'];
   for (const mode of ['sandbox', 'live'] as const) {
     const api = t.as(acct.keys[mode]);
     const number = (await api.get('/v1/numbers')).body.data[0];
@@ -83,8 +92,9 @@ before(async () => {
     ctx.numberId[mode] = number.id;
     ctx.agentId[mode] = (await api.post('/v1/ai/agents', { name: 'Front desk' })).body.id;
     ctx.webhookId[mode] = (await api.post('/v1/webhooks', { url: GOOD[mode] })).body.id;
+    ctx.queueId[mode] = (await api.post('/v1/queues', { name: 'support' })).body.id;
     if (mode === 'sandbox') ctx.callId = (await api.post('/v1/calls', { from: ctx.from.sandbox, to: MAGIC.staysUp })).body.id;
-    assert.ok(ctx.callId && ctx.numberId[mode] && ctx.agentId[mode] && ctx.webhookId[mode], `${mode} fixtures created`);
+    assert.ok(ctx.callId && ctx.numberId[mode] && ctx.agentId[mode] && ctx.webhookId[mode] && ctx.queueId[mode], `${mode} fixtures created`);
   }
 });
 after(() => t.close());

@@ -23,7 +23,8 @@ import { createFixtureAgent, fixture } from '../helpers/ai.ts';
 import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { encodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
-import { readPcm16Wav, toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { toLineRate } from '../../src/media/resample.ts';
+import { readPcm16Wav } from '../../src/media/wav.ts';
 
 const hasPeers = peerAvailable('sipp') && peerAvailable('baresip') && peerAvailable('flite');
 const NUMBER = '+14155550142';

@@ -23,6 +23,16 @@ const ANNOUNCING_BUSY_TARGET = '+14155550122';
 let lv: LiveVoice;
 let trunkPort: number;
 
+/**
+ * How long a bridge must stay up for the whole of SIPp's capture (uas-bridge.xml plays it once
+ * the target's leg is answered) to reach the caller's recording: its length, plus 2 s for the
+ * relay to start. This is real media flowing in real time, so it is a wait, not a poll: nothing
+ * we can observe says "the capture has been relayed" before the recording is ready, and that
+ * needs the hang-up this wait precedes. The correlation below is scored over the whole capture.
+ */
+const RELAY_MS = Math.ceil(sippAudio().length / 8) + 2000;
+const relayCapture = () => new Promise((resolve) => setTimeout(resolve, RELAY_MS));
+
 before(async () => {
   if (!hasSipp) return;
   trunkPort = await freeUdpPort();
@@ -57,7 +67,7 @@ describe('bridged transfer (transfer: bridge on the trunk)', { skip: !hasSipp },
     assert.equal(transferred.data.object.transfers[0].status, 'completed');
     assert.equal((await live().get(`/v1/calls/${callId}`)).body.status, 'in_progress', 'a bridged call stays ours');
     // Let the target's capture play through the bridge, then hang up: BYE to both legs.
-    await new Promise((resolve) => setTimeout(resolve, 9000));
+    await relayCapture();
     const hung = await live().post(`/v1/calls/${callId}/hangup`);
     assert.equal(hung.body.status, 'completed');
     await waitForTypes(lv.receiver, callId, ['call.queued', 'call.ringing', 'call.answered', 'call.transfer_started', 'call.transferred', 'call.completed'], 20_000);
@@ -133,7 +143,8 @@ describe('a flow\'s dial on a live call (a bridged second leg)', { skip: !hasSip
     const placed = await live().post('/v1/calls', { from: FROM, to: TO, record: true, flow: [{ dial: { to: TARGET, timeout: 10 } }] });
     const callId = placed.body.id as string;
     await lv.receiver.waitForEvent('call.answered', callId, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 9000));
+    // The dial answers right after the caller does (the target sends 180 then 200 at once).
+    await relayCapture();
     const hung = await live().post(`/v1/calls/${callId}/hangup`);
     assert.equal(hung.body.status, 'completed');
     await sippOk(sipp);

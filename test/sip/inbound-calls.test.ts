@@ -5,11 +5,10 @@
 // else is refused with the SIP code that says why and never reaches an account.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { allEventsOf, waitForFlowEvent } from '../voice/flow-helpers.ts';
-import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { freeUdpPort, peerAvailable, runSipp, sippFinalResponse } from '../helpers/sipp.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
 
@@ -48,14 +47,6 @@ after(async () => {
 
 const live = () => lv.live();
 
-async function finalResponse(sipp: SippRun): Promise<string> {
-  const result = await sipp.done;
-  assert.equal(result.code, 0, result.errors);
-  const file = join(sipp.dir, 'final-response.txt');
-  for (let i = 0; i < 40 && !existsSync(file); i++) await sleep(50);
-  return readFileSync(file, 'utf8').trim();
-}
-
 async function callsTo(number: string): Promise<{ id: string; direction: string; from: string; status: string }[]> {
   const res = await live().get(`/v1/calls?to=${encodeURIComponent(number)}`);
   assert.equal(res.status, 200);
@@ -87,9 +78,9 @@ describe('inbound live calls over SIP', { skip: !hasSipp }, () => {
 
   test('refused before any account is reached: unknown number 404, unknown source challenged 401', async () => {
     let sipp = await runSipp({ scenario: 'uac-refused.xml', remote: `127.0.0.1:${sipPort}`, args: ['-s', '+14155550999'] });
-    assert.equal(await finalResponse(sipp), '404');
+    assert.equal(await sippFinalResponse(sipp), '404');
     sipp = await runSipp({ scenario: 'uac-refused.xml', localIp: '127.0.0.2', remote: `127.0.0.1:${sipPort}`, args: ['-s', CARRIER_NUMBER] });
-    assert.equal(await finalResponse(sipp), '401');
+    assert.equal(await sippFinalResponse(sipp), '401');
     assert.equal((await callsTo('+14155550999')).length, 0);
     assert.equal((await callsTo(CARRIER_NUMBER)).length, 1, 'only the admitted call of the first test');
   });
@@ -106,9 +97,9 @@ describe('inbound live calls over SIP', { skip: !hasSipp }, () => {
     assert.equal(completed.data.object.status, 'completed');
 
     sipp = await runSipp({ scenario: 'uac-inbound-digest.xml', localIp: '127.0.0.2', remote: `127.0.0.1:${sipPort}`, args: args(CARRIER_NUMBER, 'pbx-s3cret') });
-    assert.equal(await finalResponse(sipp), '404', 'the PBX trunk does not deliver the carrier trunk\'s number');
+    assert.equal(await sippFinalResponse(sipp), '404', 'the PBX trunk does not deliver the carrier trunk\'s number');
     sipp = await runSipp({ scenario: 'uac-inbound-digest.xml', localIp: '127.0.0.2', remote: `127.0.0.1:${sipPort}`, args: args(PBX_NUMBER, 'wrong') });
-    assert.equal(await finalResponse(sipp), '403');
+    assert.equal(await sippFinalResponse(sipp), '403');
     assert.equal((await callsTo(PBX_NUMBER)).length, 1);
     assert.equal((await callsTo(CARRIER_NUMBER)).length, 1);
   });

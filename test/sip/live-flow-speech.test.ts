@@ -23,7 +23,7 @@ import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type Fa
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
-import { toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { toLineRate } from '../../src/media/resample.ts';
 import { EmbeddedTextToSpeech } from '../../src/carriers/speech/text-to-speech.ts';
 
 const hasSipp = peerAvailable('sipp');

@@ -5,8 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LiveOperations, type CapturedSpan, type LegAudio } from '../../src/carriers/sip/live-operations.ts';
-import type { MediaResult } from '../../src/carriers/media-port.ts';
-import { readPcm16Wav, toLineRate } from '../../src/carriers/speech/pcm.ts';
+import type { MediaResult } from '../../src/telephony/media-ops.ts';
+import { toLineRate } from '../../src/media/resample.ts';
+import { readPcm16Wav } from '../../src/media/wav.ts';
 import { encodeWav } from '../../src/media/wav.ts';
 
 /** A leg whose prompts take their real length (8 samples a millisecond) and that can be poked. */
@@ -29,6 +30,8 @@ function fakeLeg() {
     elapsed: () => (performance.now() - started) / 1000,
     // Bridging needs a SIP peer: live-calls.test.ts covers it against SIPp.
     bridge: async () => ({ kind: 'bridge', outcome: 'failed', talkSeconds: 0 }),
+    // Mixing needs the RTP engine: live-conference.test.ts covers it against SIPp.
+    mix: async () => {},
   };
   return {
     leg,
@@ -49,7 +52,7 @@ function harness() {
     heard: async (_c, input) => { if (input.kind === 'dtmf') heard.push(input.digits); },
     captured: (_c, span) => spans.push(span),
     log: (err) => { throw err; },
-  });
+  }, { waiting: () => false, connectionBus: (a, b) => ({ bus: `${a}:${b}`, capacity: 2 }) });
   const next = () => new Promise<MediaResult>((resolve) => {
     resolveNext = () => resolve(results.at(-1)!);
   });

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { encodeWav } from '../../src/media/wav.ts';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
+import { until } from '../helpers/until.ts';
 import { NODES_SECRET_KEY, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { subscribedReceiver } from '../voice/voice-helpers.ts';
@@ -77,11 +78,9 @@ const onB = () => t.as(acct.keys.live);
 
 async function waitForStatus(id: string, status: string): Promise<void> {
   let now = '';
-  for (let i = 0; i < 200 && now !== status; i++) {
-    now = (await onB().get(`/v1/calls/${id}`)).body.status;
-    if (now !== status) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.equal(now, status, `the call never became ${status}; node A said:\n${nodeA!.log()}`);
+  await until(`the call to become ${status}`, async () => (now = (await onB().get(`/v1/calls/${id}`)).body.status) === status, {
+    detail: () => `it is ${now}; node A said:\n${nodeA!.log()}`,
+  });
 }
 
 async function sippOk(sipp: SippRun): Promise<void> {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freeUdpPort, peerAvailable, runSipp } from '../helpers/sipp.ts';
+import { until } from '../helpers/until.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { SAVED_LOG, startRegistrar } from '../helpers/kamailio-registrar.ts';
 import { relayedRequests, type Kamailio } from '../helpers/kamailio.ts';
@@ -51,14 +52,9 @@ function saved(): { user: string; expires: string; contact: string }[] {
   return [...registrar!.log().matchAll(SAVED_LOG)].map((m) => ({ user: m[1]!, expires: m[2]!, contact: m[3]! }));
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`${what} never happened; the registrar said:\n${registrar!.log()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** A wait on the registrar's log, which a failure prints. */
+function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  return until(what, probe, { timeoutMs, intervalMs: 100, detail: () => `the registrar said:\n${registrar!.log()}` });
 }
 
 describe('registering with a carrier\'s registrar (Kamailio)', { skip: !hasPeers }, () => {

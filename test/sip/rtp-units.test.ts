@@ -10,7 +10,7 @@ import { decodeG711, encodeG711, silenceByte } from '../../src/carriers/rtp/g711
 import { parseRtp, serializeRtp } from '../../src/carriers/rtp/packet.ts';
 import { DtmfDetector, parseTelephoneEvent, telephoneEventPackets } from '../../src/carriers/rtp/dtmf.ts';
 import { JitterBuffer } from '../../src/carriers/rtp/jitter-buffer.ts';
-import { WavStreamWriter } from '../../src/carriers/rtp/wav-stream.ts';
+import { WavStreamWriter } from '../../src/media/wav-stream.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { readRtpPcap } from '../helpers/pcap.ts';
 

@@ -15,7 +15,7 @@ import { writeRtpPcap } from '../helpers/pcap.ts';
 import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
-import { toLineRate } from '../../src/carriers/speech/pcm.ts';
+import { toLineRate } from '../../src/media/resample.ts';
 import { EmbeddedTextToSpeech } from '../../src/carriers/speech/text-to-speech.ts';
 
 const hasSipp = peerAvailable('sipp');

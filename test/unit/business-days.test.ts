@@ -4,7 +4,7 @@ import {
   addBusinessDays,
   businessDaysBetween,
   US_FEDERAL_HOLIDAYS_2026_2027,
-} from '../../src/modules/numbers/business-days.ts';
+} from '../../src/telephony/business-days.ts';
 
 const HOLIDAYS = US_FEDERAL_HOLIDAYS_2026_2027;
 const at = (iso: string) => new Date(iso);

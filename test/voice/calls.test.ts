@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { importLiveNumber } from '../helpers/live-number.ts';
 import { MAGIC, ORDINARY, eventsOf, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
 
 let t: TestServer;
@@ -270,8 +271,9 @@ describe('validation, ownership and modes', () => {
     const badUrl = await live.post('/v1/calls', { from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
     assert.equal(badUrl.status, 422);
     assert.equal(badUrl.body.code, 'webhook_url_not_allowed');
-    // A valid one learns that a retry will not help: a 4xx, not a 503.
-    const res = await live.post('/v1/calls', { from, to: ORDINARY, record: false });
+    // A valid one (from a live number of the account) learns that a retry will not help: a 4xx, not a 503.
+    const liveFrom = await importLiveNumber(t, acct.account.id, '+12125550188');
+    const res = await live.post('/v1/calls', { from: liveFrom, to: ORDINARY, record: false });
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'carrier_not_configured');
     assert.match(res.body.detail, /sandbox/);

@@ -1,7 +1,10 @@
 // The gather verb through HTTP: keypresses and speech from the sandbox's far end (POST
 // /v1/sandbox/calls/{id}/press and /say), num_digits, finish_on_key, timeout, barge-in over
 // nested prompts, call.gather.completed on a real receiver, and the flow going on after it.
-// The simulator runs at a tenth of real time here so a test can act inside a verb reliably.
+// The simulator runs in real time and each test moves the account's test clock (POST
+// /v1/sandbox/clock/advance) past the steps it waits for, so what the far end does lands
+// inside the verb whatever the machine's load: a gather's timeout is 30 s of real time away,
+// not the 3 s a tenth-speed simulator left (under load the call had ended before the key press).
 // issue 12: the gather verb (dtmf, speech in the sandbox, barge-in, timeouts) and POST /v1/sandbox/calls/{id}/press and /say.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +18,13 @@ let acct: CreatedAccount;
 let receiver: WebhookReceiver;
 let from: string;
 const api = () => t.as(acct.keys.sandbox);
-const SCALE = 0.1;
+const SCALE = 1;
+
+/** Moves the account's test clock `seconds` of simulated time on; every job that fell due has run when it answers. */
+async function advance(seconds: number): Promise<void> {
+  const res = await api().post('/v1/sandbox/clock/advance', { seconds: seconds * SCALE });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
 
 before(async () => {
   t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: String(SCALE) });
@@ -33,6 +42,7 @@ const MENU = 'Press one for sales, two for support.'; // 7 words: 7/3 + 0.4 s
 async function place(flow: unknown[]): Promise<string> {
   const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow });
   assert.equal(res.status, 200, JSON.stringify(res.body));
+  await advance(1); // it rings 1 s, then answers
   return res.body.id;
 }
 
@@ -43,13 +53,15 @@ describe('gather', () => {
       { say: { text: 'Connecting you.' } },
     ]);
     await waitForRunning(api(), id, 0);
-    // Wait until the prompt is over: the log cannot show that, so wait its simulated time.
-    await new Promise((r) => setTimeout(r, (7 / 3 + 0.4) * SCALE * 1000 + 50));
+    // Move past the prompt (the log cannot show its end); the 30 s timeout is still far off.
+    await advance(7 / 3 + 0.4 + 0.1);
     const pressed = await api().post(`/v1/sandbox/calls/${id}/press`, { digits: '2' });
     assert.equal(pressed.status, 200, JSON.stringify(pressed.body));
     assert.equal(pressed.body.id, id);
     const [event] = await waitForFlowEvent(receiver, id, 'call.gather.completed');
     assert.deepEqual(event!.data.object, { object: 'call_gather', call_id: id, index: 0, digits: '2', speech: null, confidence: null, reason: 'num_digits' });
+    await waitForRunning(api(), id, 1);
+    await advance(2 / 3 + 0.4 + 0.1); // 'Connecting you.' is said, then the flow ends
     await receiver.waitForEvent('call.completed', id);
     // The gather's event is on the call's own sequence, between answer and completion.
     assert.deepEqual(allEventsOf(receiver, id).map((e) => e.type), ['call.queued', 'call.ringing', 'call.answered', 'call.gather.completed', 'call.completed']);
@@ -84,17 +96,21 @@ describe('gather', () => {
     const id = await place([{ gather: { timeout: 1, barge_in: false, prompts: [{ say: { text: long } }] } }]);
     await waitForRunning(api(), id, 0);
     assert.equal((await api().post(`/v1/sandbox/calls/${id}/press`, { digits: '5#' })).status, 200);
+    await advance(30 / 3 + 0.4 + 1 + 0.1); // the prompt, then the 1 s timeout
     const [event] = await waitForFlowEvent(receiver, id, 'call.gather.completed');
     assert.deepEqual([event!.data.object.digits, event!.data.object.reason], ['', 'timeout']);
   });
 
   test('timeout: nothing pressed ends the gather with no digits; digits then silence end it with them', async () => {
     const id = await place([{ gather: { timeout: 2 } }, { gather: { timeout: 20 } }]);
+    await waitForRunning(api(), id, 0);
+    await advance(2 + 0.1);
     const [first] = await waitForFlowEvent(receiver, id, 'call.gather.completed');
     assert.deepEqual([first!.data.object.index, first!.data.object.digits, first!.data.object.reason], [0, '', 'timeout']);
     await waitForRunning(api(), id, 1);
     assert.equal((await api().post(`/v1/sandbox/calls/${id}/press`, { digits: '4' })).status, 200);
     assert.equal((await api().post(`/v1/sandbox/calls/${id}/press`, { digits: '2' })).status, 200);
+    await advance(20 + 0.1);
     const events = await waitForFlowEvent(receiver, id, 'call.gather.completed', 2);
     assert.deepEqual([events[1]!.data.object.index, events[1]!.data.object.digits, events[1]!.data.object.reason], [1, '42', 'timeout']);
   });
@@ -104,6 +120,7 @@ describe('gather', () => {
     await waitForRunning(api(), id, 0);
     const said = await api().post(`/v1/sandbox/calls/${id}/say`, { text: 'billing   please' });
     assert.equal(said.status, 200, JSON.stringify(said.body));
+    await advance(3); // the two words, then the 1 s speech_timeout
     const [event] = await waitForFlowEvent(receiver, id, 'call.gather.completed');
     assert.deepEqual(event!.data.object, { object: 'call_gather', call_id: id, index: 0, digits: '', speech: 'billing please', confidence: 1, reason: 'speech' });
   });
@@ -112,6 +129,7 @@ describe('gather', () => {
     const id = await place([{ gather: { timeout: 1 } }]);
     await waitForRunning(api(), id, 0);
     await api().post(`/v1/sandbox/calls/${id}/say`, { text: 'hello' });
+    await advance(1 + 0.1);
     const [event] = await waitForFlowEvent(receiver, id, 'call.gather.completed');
     assert.deepEqual([event!.data.object.speech, event!.data.object.reason], [null, 'timeout']);
   });

@@ -18,7 +18,9 @@ const api = () => t.as(acct.keys.sandbox);
 const CALLER = '+14155550123';
 
 before(async () => {
-  t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.02' });
+  // 1 simulated second is 100 ms: the caller's words must reach a record before its 2 s silence
+  // timeout ends it, and at 0.02 (40 ms) a loaded machine's job delay lost that race.
+  t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.1' });
   acct = await t.createAccount('scale');
   receiver = await subscribedReceiver(t, acct.keys.sandbox);
   number = (await api().get('/v1/numbers?limit=1')).body.data[0];

@@ -5,8 +5,10 @@
 // a closing say). The recording is stereo: the flow (the caller side of an outbound call) on
 // channel 0, the far end on channel 1; its transcript has the said lines with their times, and
 // the audio has energy exactly there, on the right channel. A mono recording started through
-// the API hears both parties mixed. The simulator runs at half speed so the far end reliably
-// speaks inside the long prompt even on a busy machine.
+// the API hears both parties mixed. The simulator runs at real speed and the test moves the
+// account's test clock (POST /v1/sandbox/clock/advance) through each verb, so the far end
+// speaks inside the long prompt (10 s of real time) however busy the machine is, and no test
+// waits for simulated time to pass on the wall clock.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -16,7 +18,7 @@ import { decodeWav, encodeWav, type PcmAudio } from '../../src/media/wav.ts';
 import { MAGIC } from './voice-helpers.ts';
 import { waitForRunning } from './flow-helpers.ts';
 
-const sandbox = useSandboxAccount({ SWITCHBOARD_SIM_TIME_SCALE: '0.5' });
+const sandbox = useSandboxAccount({ SWITCHBOARD_SIM_TIME_SCALE: '1' });
 let audio: Server;
 let toneUrl: string;
 const api = sandbox.api;
@@ -61,18 +63,47 @@ const QUIET = 100;
 /** The played tone peaks at 12000; simulated voices stay under 8000. */
 const TONE_LEVEL = 10_000;
 
-/** A call placed with `flow` to a party that stays on the line; its id. */
+/** Moves the account's test clock `seconds` on (the scale is 1); every job that fell due has run when it answers. */
+async function advance(seconds: number): Promise<void> {
+  const res = await api().post('/v1/sandbox/clock/advance', { seconds });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+/** Simulated seconds a say of `words` words lasts: 3 words a second, then a 0.4 s gap. */
+const sayFor = (words: number) => words / 3 + 0.4;
+/** A little past a step's end, so the job that ends it is due. */
+const PAST = 0.05;
+
+/** A call placed with `flow` to a party that stays on the line, answered (it rings 1 s); its id. */
 async function place(flow: unknown[], record: boolean): Promise<string> {
   const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, record, flow });
   assert.equal(res.status, 200, JSON.stringify(res.body));
+  await advance(1 + PAST);
+  await sandbox.receiver.waitForEvent('call.answered', res.body.id);
   return res.body.id;
 }
 
-/** Has the far end interrupt the gather (index 2) by saying `words` as soon as the gather listens. */
+/** Moves the clock through the welcome and the tone, to the gather (index 2) listening. */
+async function throughWelcomeAndTone(callId: string): Promise<void> {
+  await advance(sayFor(4) + PAST);
+  // The play starts once its WAV is fetched (over real HTTP): its 1 s runs from there.
+  await waitForRunning(api(), callId, 1);
+  await advance(1 + PAST);
+  await waitForRunning(api(), callId, 2);
+}
+
+/** Has the far end interrupt the gather (index 2) by saying `words` while its prompt plays. */
 async function interruptGather(callId: string, words: string): Promise<void> {
   await waitForRunning(api(), callId, 2);
   const said = await api().post(`/v1/sandbox/calls/${callId}/say`, { text: words });
   assert.equal(said.status, 200, JSON.stringify(said.body));
+}
+
+/** Moves the clock past the far end's `words`-word utterance and its 1 s speech_timeout, then through the goodbye and the hang-up. */
+async function throughGoodbye(callId: string, words: number): Promise<void> {
+  await advance(words / 3 + 1 + PAST);
+  await waitForRunning(api(), callId, 3);
+  await advance(sayFor(3) + PAST);
 }
 
 const FLOW = () => [
@@ -86,7 +117,9 @@ const FLOW = () => [
 describe('issue 12: a sandbox recording of a flow call', () => {
   test('record: true gives a stereo recording: the flow says and plays on one channel, the far end speaks on the other, with the transcript', async () => {
     const callId = await place(FLOW(), true);
+    await throughWelcomeAndTone(callId);
     await interruptGather(callId, 'billing please');
+    await throughGoodbye(callId, 2);
     await sandbox.receiver.waitForEvent('call.completed', callId);
     const call = (await api().get(`/v1/calls/${callId}`)).body;
     assert.equal(call.recordings.length, 1);
@@ -140,7 +173,9 @@ describe('issue 12: a sandbox recording of a flow call', () => {
     await sandbox.receiver.waitForEvent('call.answered', callId);
     const started = await api().post(`/v1/calls/${callId}/recordings`, { channels: 1 });
     assert.equal(started.status, 200, JSON.stringify(started.body));
+    await throughWelcomeAndTone(callId);
     await interruptGather(callId, 'sales');
+    await throughGoodbye(callId, 1);
     await sandbox.receiver.waitForEvent('call.completed', callId);
     const recording = await readyRecording(started.body.id);
     assert.deepEqual([recording.source, recording.channels], ['api', 1]);

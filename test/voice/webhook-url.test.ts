@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { loadConfig } from '../../src/config.ts';
+import { until } from '../helpers/until.ts';
 import { MAGIC } from './voice-helpers.ts';
 
 let t: TestServer;
@@ -14,14 +15,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail('condition not reached');
-}
 
 describe('issue 10.1: webhook_url of a call', () => {
   test('with nothing to deliver to, it is the absolute events URL, and that URL lists the call\'s events', async () => {
@@ -36,7 +29,7 @@ describe('issue 10.1: webhook_url of a call', () => {
 
     // The URL works as given, with the API key: the call's events, newest first (GET /v1/events?object_id=,
     // issue 10.17), each an envelope with object "event" (issue 10.18).
-    await until(async () => (await api.get((res.body.webhook_url as string).slice(t.url.length))).body.data.length === 3);
+    await until('the call\'s 3 events listed at its webhook_url', async () => (await api.get((res.body.webhook_url as string).slice(t.url.length))).body.data.length === 3);
     const events = await fetch(res.body.webhook_url, { headers: { authorization: `Bearer ${acct.keys.sandbox}` } });
     assert.equal(events.status, 200);
     const page = await events.json() as any;
@@ -96,7 +89,7 @@ describe('issue 10.2: SWITCHBOARD_PUBLIC_URL', () => {
 
       const recorded = await api.post('/v1/calls', { from: acct.numbers.sandbox[0], to: '+14155550199', record: true });
       let recording: any;
-      await until(async () => {
+      await until('the recording to be ready', async () => {
         const list = await api.get(`/v1/calls/${recorded.body.id}/recordings`);
         recording = list.body.data?.[0];
         return recording?.status === 'ready';

@@ -5,6 +5,7 @@ import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { inTransaction } from '../../src/store/transaction.ts';
 import type { EventType } from '../../src/events/catalogue.ts';
 import type { EventRow } from '../../src/store/platform-tables.ts';
+import { until as poll } from '../helpers/until.ts';
 
 export async function subscribe(t: TestServer, key: string, receiver: WebhookReceiver, body: Record<string, unknown> = {}) {
   const res = await t.as(key).post('/v1/webhooks', { url: receiver.url, ...body });
@@ -33,11 +34,10 @@ export async function emit(t: TestServer, input: {
 
 /** Polls an API list until `done` holds (bounded); for state the receiver cannot see (dead letters). */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let last: T | undefined;
+  const found = await poll('the condition', async () => {
+    last = await read();
+    return done(last) ? { value: last } : undefined;
+  }, { timeoutMs, detail: () => `last read: ${JSON.stringify(last).slice(0, 500)}` });
+  return found.value;
 }

@@ -1377,6 +1377,8 @@ type ListRecordingsParams struct {
 	// The next_cursor of the previous page.
 	StartingAfter *string
 	CallID        *string
+	// Only the recording of this conference.
+	ConferenceID *string
 	// One of: recording, paused, stopped, processing, ready, failed, deleted.
 	Status *string
 	// Only recordings created at or after this time.
@@ -1398,6 +1400,9 @@ func (p *ListRecordingsParams) query() url.Values {
 	}
 	if p.CallID != nil {
 		q.Set("call_id", fmt.Sprint(*p.CallID))
+	}
+	if p.ConferenceID != nil {
+		q.Set("conference_id", fmt.Sprint(*p.ConferenceID))
 	}
 	if p.Status != nil {
 		q.Set("status", fmt.Sprint(*p.Status))
@@ -1532,6 +1537,616 @@ func (c *Client) StopRecording(ctx context.Context, id string, opts ...RequestOp
 func (c *Client) RedactRecording(ctx context.Context, id string, body *RedactRecordingRequest, opts ...RequestOption) (*Recording, error) {
 	out := new(Recording)
 	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/recordings/%s/redact", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListQueuesParams holds the query parameters of ListQueues; nil fields are not sent.
+type ListQueuesParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+	// Only the queue of this name.
+	Name *string
+}
+
+func (p *ListQueuesParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	if p.Name != nil {
+		q.Set("name", fmt.Sprint(*p.Name))
+	}
+	return q
+}
+
+// ListQueues: List call queues, newest first
+//
+// GET /v1/queues
+//
+// Required scope: `calls:read`.
+func (c *Client) ListQueues(ctx context.Context, params *ListQueuesParams, opts ...RequestOption) (*QueueList, error) {
+	out := new(QueueList)
+	if err := c.do(ctx, "GET", "/v1/queues", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListQueuesAutoPaging walks every Queue of every page of ListQueues, fetching pages as it goes.
+func (c *Client) ListQueuesAutoPaging(ctx context.Context, params *ListQueuesParams, opts ...RequestOption) *Iter[Queue] {
+	return newIter(func(cursor *string) ([]Queue, bool, *string, error) {
+		p := ListQueuesParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListQueues(ctx, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// CreateQueue: Create a call queue
+//
+// POST /v1/queues
+//
+// Required scope: `calls:write`.
+func (c *Client) CreateQueue(ctx context.Context, body *CreateQueueRequest, opts ...RequestOption) (*Queue, error) {
+	out := new(Queue)
+	if err := c.do(ctx, "POST", "/v1/queues", nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetQueue: Fetch a call queue with its size and waits
+//
+// GET /v1/queues/{id}
+//
+// Required scope: `calls:read`.
+func (c *Client) GetQueue(ctx context.Context, id string, opts ...RequestOption) (*Queue, error) {
+	out := new(Queue)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/queues/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateQueue: Change a call queue (callers who join from now on see the change)
+//
+// PATCH /v1/queues/{id}
+//
+// Required scope: `calls:write`.
+func (c *Client) UpdateQueue(ctx context.Context, id string, body *UpdateQueueRequest, opts ...RequestOption) (*Queue, error) {
+	out := new(Queue)
+	if err := c.do(ctx, "PATCH", fmt.Sprintf("/v1/queues/%s", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteQueue: Delete an empty call queue
+//
+// DELETE /v1/queues/{id}
+//
+// Required scope: `calls:write`.
+func (c *Client) DeleteQueue(ctx context.Context, id string, opts ...RequestOption) (*DeletedQueue, error) {
+	out := new(DeletedQueue)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/queues/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListQueueMembers: The callers waiting in a queue, next first
+//
+// GET /v1/queues/{id}/members
+//
+// Required scope: `calls:read`.
+func (c *Client) ListQueueMembers(ctx context.Context, id string, opts ...RequestOption) (*QueueMemberList, error) {
+	out := new(QueueMemberList)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/queues/%s/members", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DequeueQueueMember: Take a waiting caller (or `front`, the next) and bridge it
+//
+// POST /v1/queues/{id}/members/{call_id}/dequeue
+//
+// With `to`, the number is dialled and bridged to the caller, whose flow goes on (its enqueue told `bridged`) once the bridge ends. With `call_id`, that call in progress takes the caller: its flow is replaced by a `dequeue` of this caller, and the two talk until one hangs up. Of concurrent dequeues of one caller, exactly one succeeds; the others get 409 queue_member_not_waiting (queue_empty for `front`).
+//
+// Required scope: `calls:write`.
+func (c *Client) DequeueQueueMember(ctx context.Context, id string, callID string, opts ...RequestOption) (*QueueMember, error) {
+	out := new(QueueMember)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/queues/%s/members/%s/dequeue", url.PathEscape(id), url.PathEscape(callID)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RemoveQueueMember: Take a caller out of a queue: its flow goes on after its enqueue (told `leave`)
+//
+// DELETE /v1/queues/{id}/members/{call_id}
+//
+// Required scope: `calls:write`.
+func (c *Client) RemoveQueueMember(ctx context.Context, id string, callID string, opts ...RequestOption) (*QueueMember, error) {
+	out := new(QueueMember)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/queues/%s/members/%s", url.PathEscape(id), url.PathEscape(callID)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListConferencesParams holds the query parameters of ListConferences; nil fields are not sent.
+type ListConferencesParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+	// One of: waiting, in_progress, completed.
+	Status *string
+	// Only conferences of this name (the open one and earlier ones).
+	Name *string
+}
+
+func (p *ListConferencesParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	if p.Status != nil {
+		q.Set("status", fmt.Sprint(*p.Status))
+	}
+	if p.Name != nil {
+		q.Set("name", fmt.Sprint(*p.Name))
+	}
+	return q
+}
+
+// ListConferences: List conferences, newest first
+//
+// GET /v1/conferences
+//
+// Required scope: `calls:read`.
+func (c *Client) ListConferences(ctx context.Context, params *ListConferencesParams, opts ...RequestOption) (*ConferenceList, error) {
+	out := new(ConferenceList)
+	if err := c.do(ctx, "GET", "/v1/conferences", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListConferencesAutoPaging walks every Conference of every page of ListConferences, fetching pages as it goes.
+func (c *Client) ListConferencesAutoPaging(ctx context.Context, params *ListConferencesParams, opts ...RequestOption) *Iter[Conference] {
+	return newIter(func(cursor *string) ([]Conference, bool, *string, error) {
+		p := ListConferencesParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListConferences(ctx, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// GetConference: Fetch a conference
+//
+// GET /v1/conferences/{id}
+//
+// Required scope: `calls:read`.
+func (c *Client) GetConference(ctx context.Context, id string, opts ...RequestOption) (*Conference, error) {
+	out := new(Conference)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/conferences/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EndConference: End a conference: every participant goes on with its flow
+//
+// POST /v1/conferences/{id}/end
+//
+// Its recording, if any, stops and is processed. A conference already ended is returned as it is.
+//
+// Required scope: `calls:write`.
+func (c *Client) EndConference(ctx context.Context, id string, opts ...RequestOption) (*Conference, error) {
+	out := new(Conference)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/conferences/%s/end", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AnnounceToConference: Say something to every participant not on hold
+//
+// POST /v1/conferences/{id}/announce
+//
+// Required scope: `calls:write`.
+func (c *Client) AnnounceToConference(ctx context.Context, id string, body *AnnounceToConferenceRequest, opts ...RequestOption) (*Conference, error) {
+	out := new(Conference)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/conferences/%s/announce", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListConferenceParticipantsParams holds the query parameters of ListConferenceParticipants; nil fields are not sent.
+type ListConferenceParticipantsParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+	// Default: both. One of: joined, left.
+	Status *string
+}
+
+func (p *ListConferenceParticipantsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	if p.Status != nil {
+		q.Set("status", fmt.Sprint(*p.Status))
+	}
+	return q
+}
+
+// ListConferenceParticipants: List a conference's participants (present and past), newest call first
+//
+// GET /v1/conferences/{id}/participants
+//
+// Required scope: `calls:read`.
+func (c *Client) ListConferenceParticipants(ctx context.Context, id string, params *ListConferenceParticipantsParams, opts ...RequestOption) (*ConferenceParticipantList, error) {
+	out := new(ConferenceParticipantList)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/conferences/%s/participants", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListConferenceParticipantsAutoPaging walks every ConferenceParticipant of every page of ListConferenceParticipants, fetching pages as it goes.
+func (c *Client) ListConferenceParticipantsAutoPaging(ctx context.Context, id string, params *ListConferenceParticipantsParams, opts ...RequestOption) *Iter[ConferenceParticipant] {
+	return newIter(func(cursor *string) ([]ConferenceParticipant, bool, *string, error) {
+		p := ListConferenceParticipantsParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListConferenceParticipants(ctx, id, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// DialConferenceParticipant: Dial a number into the conference: it joins when it answers
+//
+// POST /v1/conferences/{id}/participants
+//
+// Places an outbound call (as POST /v1/calls) whose flow is the conference verb for this conference's name; conference.participant.joined follows when it answers. The response is that call.
+//
+// Required scope: `calls:write`.
+func (c *Client) DialConferenceParticipant(ctx context.Context, id string, body *DialConferenceParticipantRequest, opts ...RequestOption) (*Call, error) {
+	out := new(Call)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/conferences/%s/participants", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetConferenceParticipant: Fetch a participant by its call id
+//
+// GET /v1/conferences/{id}/participants/{call_id}
+//
+// Required scope: `calls:read`.
+func (c *Client) GetConferenceParticipant(ctx context.Context, id string, callID string, opts ...RequestOption) (*ConferenceParticipant, error) {
+	out := new(ConferenceParticipant)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/conferences/%s/participants/%s", url.PathEscape(id), url.PathEscape(callID)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateConferenceParticipant: Mute, hold or make a participant a coach
+//
+// PATCH /v1/conferences/{id}/participants/{call_id}
+//
+// Required scope: `calls:write`.
+func (c *Client) UpdateConferenceParticipant(ctx context.Context, id string, callID string, body *UpdateConferenceParticipantRequest, opts ...RequestOption) (*ConferenceParticipant, error) {
+	out := new(ConferenceParticipant)
+	if err := c.do(ctx, "PATCH", fmt.Sprintf("/v1/conferences/%s/participants/%s", url.PathEscape(id), url.PathEscape(callID)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RemoveConferenceParticipant: Remove a participant: its call goes on with the next verb of its flow
+//
+// DELETE /v1/conferences/{id}/participants/{call_id}
+//
+// Required scope: `calls:write`.
+func (c *Client) RemoveConferenceParticipant(ctx context.Context, id string, callID string, opts ...RequestOption) (*ConferenceParticipant, error) {
+	out := new(ConferenceParticipant)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/conferences/%s/participants/%s", url.PathEscape(id), url.PathEscape(callID)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListWorkersParams holds the query parameters of ListWorkers; nil fields are not sent.
+type ListWorkersParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+	// Only workers in this status. One of: available, busy, wrap_up, offline.
+	Status *string
+	// Only workers with this skill.
+	Skill *string
+}
+
+func (p *ListWorkersParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	if p.Status != nil {
+		q.Set("status", fmt.Sprint(*p.Status))
+	}
+	if p.Skill != nil {
+		q.Set("skill", fmt.Sprint(*p.Skill))
+	}
+	return q
+}
+
+// ListWorkers: List workers, newest first
+//
+// GET /v1/workers
+//
+// Required scope: `calls:read`.
+func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, opts ...RequestOption) (*WorkerList, error) {
+	out := new(WorkerList)
+	if err := c.do(ctx, "GET", "/v1/workers", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListWorkersAutoPaging walks every Worker of every page of ListWorkers, fetching pages as it goes.
+func (c *Client) ListWorkersAutoPaging(ctx context.Context, params *ListWorkersParams, opts ...RequestOption) *Iter[Worker] {
+	return newIter(func(cursor *string) ([]Worker, bool, *string, error) {
+		p := ListWorkersParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListWorkers(ctx, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// CreateWorker: Create a worker (a human agent queues route callers to)
+//
+// POST /v1/workers
+//
+// Required scope: `calls:write`.
+func (c *Client) CreateWorker(ctx context.Context, body *CreateWorkerRequest, opts ...RequestOption) (*Worker, error) {
+	out := new(Worker)
+	if err := c.do(ctx, "POST", "/v1/workers", nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetWorker: Fetch a worker
+//
+// GET /v1/workers/{id}
+//
+// Required scope: `calls:read`.
+func (c *Client) GetWorker(ctx context.Context, id string, opts ...RequestOption) (*Worker, error) {
+	out := new(Worker)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/workers/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateWorker: Change a worker, or set it available or offline
+//
+// PATCH /v1/workers/{id}
+//
+// Required scope: `calls:write`.
+func (c *Client) UpdateWorker(ctx context.Context, id string, body *UpdateWorkerRequest, opts ...RequestOption) (*Worker, error) {
+	out := new(Worker)
+	if err := c.do(ctx, "PATCH", fmt.Sprintf("/v1/workers/%s", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteWorker: Delete a worker that is not on a call
+//
+// DELETE /v1/workers/{id}
+//
+// Required scope: `calls:write`.
+func (c *Client) DeleteWorker(ctx context.Context, id string, opts ...RequestOption) (*DeletedWorker, error) {
+	out := new(DeletedWorker)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/workers/%s", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CreateWorkerSipCredentials: Issue the SIP user name and a new password for the worker's softphone (shown once)
+//
+// POST /v1/workers/{id}/sip_credentials
+//
+// The password is in this answer only: Switchboard keeps its digest (HA1) and nothing else. Another POST issues a new password and the old one stops working at once.
+//
+// Required scope: `calls:write`.
+func (c *Client) CreateWorkerSipCredentials(ctx context.Context, id string, opts ...RequestOption) (*SipCredentials, error) {
+	out := new(SipCredentials)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/workers/%s/sip_credentials", url.PathEscape(id)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetQueueStatsParams holds the query parameters of GetQueueStats; nil fields are not sent.
+type GetQueueStatsParams struct {
+	// Count the callers who left the queue in the last this many minutes (1 to 1,440).
+	WindowMinutes *int64
+}
+
+func (p *GetQueueStatsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.WindowMinutes != nil {
+		q.Set("window_minutes", fmt.Sprint(*p.WindowMinutes))
+	}
+	return q
+}
+
+// GetQueueStats: A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
+//
+// GET /v1/queues/{id}/stats
+//
+// Required scope: `calls:read`.
+func (c *Client) GetQueueStats(ctx context.Context, id string, params *GetQueueStatsParams, opts ...RequestOption) (*QueueStats, error) {
+	out := new(QueueStats)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/queues/%s/stats", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListCallStreamsParams holds the query parameters of ListCallStreams; nil fields are not sent.
+type ListCallStreamsParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+}
+
+func (p *ListCallStreamsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	return q
+}
+
+// ListCallStreams: List the media streams of a call, newest first
+//
+// GET /v1/calls/{id}/streams
+//
+// Required scope: `calls:read`.
+func (c *Client) ListCallStreams(ctx context.Context, id string, params *ListCallStreamsParams, opts ...RequestOption) (*StreamList, error) {
+	out := new(StreamList)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/calls/%s/streams", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListCallStreamsAutoPaging walks every Stream of every page of ListCallStreams, fetching pages as it goes.
+func (c *Client) ListCallStreamsAutoPaging(ctx context.Context, id string, params *ListCallStreamsParams, opts ...RequestOption) *Iter[Stream] {
+	return newIter(func(cursor *string) ([]Stream, bool, *string, error) {
+		p := ListCallStreamsParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListCallStreams(ctx, id, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// StartCallStream: Stream a call's audio to a WebSocket server (media streams)
+//
+// POST /v1/calls/{id}/streams
+//
+// Connects to `url` (handshake signed with webhook-id, webhook-timestamp and webhook-signature) and streams the call's audio as JSON frames (docs/media-streams.md). The stream is `connecting`; call.stream.started or call.stream.failed follows.
+//
+// Required scope: `calls:write`.
+func (c *Client) StartCallStream(ctx context.Context, id string, body *StartCallStreamRequest, opts ...RequestOption) (*Stream, error) {
+	out := new(Stream)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/calls/%s/streams", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StopCallStream: Stop a media stream
+//
+// POST /v1/calls/{id}/streams/{stream_id}/stop
+//
+// The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes. A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.
+//
+// Required scope: `calls:write`.
+func (c *Client) StopCallStream(ctx context.Context, id string, streamID string, opts ...RequestOption) (*Stream, error) {
+	out := new(Stream)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/calls/%s/streams/%s/stop", url.PathEscape(id), url.PathEscape(streamID)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1860,6 +2475,281 @@ func (c *Client) GetConversation(ctx context.Context, id string, opts ...Request
 func (c *Client) SimulateInboundCall(ctx context.Context, body *SimulateInboundCallRequest, opts ...RequestOption) (*map[string]any, error) {
 	out := new(map[string]any)
 	if err := c.do(ctx, "POST", "/v1/sandbox/inbound_calls", nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetCallAnalyticsParams holds the query parameters of GetCallAnalytics; nil fields are not sent.
+type GetCallAnalyticsParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+	// Bucket size, in UTC. At most 744 hourly or 366 daily buckets per request. One of: hour, day.
+	Interval *string
+	// Split each bucket (and the totals) by the call's status, its direction, the account's number on it (the caller of an outbound call, the called number of an inbound one), or the SIP trunk it went over (its name in the carriers file; '' for calls that used no trunk, such as every sandbox call). One of: status, direction, number, trunk.
+	GroupBy *string
+}
+
+func (p *GetCallAnalyticsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	if p.Interval != nil {
+		q.Set("interval", fmt.Sprint(*p.Interval))
+	}
+	if p.GroupBy != nil {
+		q.Set("group_by", fmt.Sprint(*p.GroupBy))
+	}
+	return q
+}
+
+// GetCallAnalytics: Call volumes, answer-seizure ratio, durations and outcomes per hour or day
+//
+// GET /v1/analytics/calls
+//
+// Required scope: `calls:read`.
+func (c *Client) GetCallAnalytics(ctx context.Context, params *GetCallAnalyticsParams, opts ...RequestOption) (*CallAnalytics, error) {
+	out := new(CallAnalytics)
+	if err := c.do(ctx, "GET", "/v1/analytics/calls", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetMessageAnalyticsParams holds the query parameters of GetMessageAnalytics; nil fields are not sent.
+type GetMessageAnalyticsParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+	// Bucket size, in UTC. At most 744 hourly or 366 daily buckets per request. One of: hour, day.
+	Interval *string
+	// Split each bucket (and the totals) by channel, status, or the account's number on the message. One of: channel, status, number.
+	GroupBy *string
+}
+
+func (p *GetMessageAnalyticsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	if p.Interval != nil {
+		q.Set("interval", fmt.Sprint(*p.Interval))
+	}
+	if p.GroupBy != nil {
+		q.Set("group_by", fmt.Sprint(*p.GroupBy))
+	}
+	return q
+}
+
+// GetMessageAnalytics: Messages sent, delivered and failed, delivery rate and time to delivery per hour or day
+//
+// GET /v1/analytics/messages
+//
+// Required scope: `messages:read`.
+func (c *Client) GetMessageAnalytics(ctx context.Context, params *GetMessageAnalyticsParams, opts ...RequestOption) (*MessageAnalytics, error) {
+	out := new(MessageAnalytics)
+	if err := c.do(ctx, "GET", "/v1/analytics/messages", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetWebhookAnalyticsParams holds the query parameters of GetWebhookAnalytics; nil fields are not sent.
+type GetWebhookAnalyticsParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+	// Bucket size, in UTC. At most 744 hourly or 366 daily buckets per request. One of: hour, day.
+	Interval *string
+	// Split each bucket (and the totals) by webhook endpoint (its wh_ id; the URL for a call's own webhook_url) or by event type. One of: endpoint, event_type.
+	GroupBy *string
+}
+
+func (p *GetWebhookAnalyticsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	if p.Interval != nil {
+		q.Set("interval", fmt.Sprint(*p.Interval))
+	}
+	if p.GroupBy != nil {
+		q.Set("group_by", fmt.Sprint(*p.GroupBy))
+	}
+	return q
+}
+
+// GetWebhookAnalytics: Webhook deliveries, success rate, dead letters and endpoint latency per hour or day
+//
+// GET /v1/analytics/webhooks
+//
+// Required scope: `webhooks:read`.
+func (c *Client) GetWebhookAnalytics(ctx context.Context, params *GetWebhookAnalyticsParams, opts ...RequestOption) (*WebhookAnalytics, error) {
+	out := new(WebhookAnalytics)
+	if err := c.do(ctx, "GET", "/v1/analytics/webhooks", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetAIAnalyticsParams holds the query parameters of GetAIAnalytics; nil fields are not sent.
+type GetAIAnalyticsParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+	// Bucket size, in UTC. At most 744 hourly or 366 daily buckets per request. One of: hour, day.
+	Interval *string
+	// Only this AI agent's conversations and unanswered questions (as GET /v1/ai/conversations filters).
+	AgentID *string
+	// Split each bucket (and the totals) by AI agent (its agent_ id). One of: agent.
+	GroupBy *string
+	// How many groups of unanswered questions to return, most asked first.
+	QuestionsLimit *int64
+}
+
+func (p *GetAIAnalyticsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	if p.Interval != nil {
+		q.Set("interval", fmt.Sprint(*p.Interval))
+	}
+	if p.AgentID != nil {
+		q.Set("agent_id", fmt.Sprint(*p.AgentID))
+	}
+	if p.GroupBy != nil {
+		q.Set("group_by", fmt.Sprint(*p.GroupBy))
+	}
+	if p.QuestionsLimit != nil {
+		q.Set("questions_limit", fmt.Sprint(*p.QuestionsLimit))
+	}
+	return q
+}
+
+// GetAIAnalytics: AI receptionist conversations, containment, transfers, messages, scores, and the questions it could not answer
+//
+// GET /v1/analytics/ai
+//
+// Required scope: `ai:read`.
+func (c *Client) GetAIAnalytics(ctx context.Context, params *GetAIAnalyticsParams, opts ...RequestOption) (*AiAnalytics, error) {
+	out := new(AiAnalytics)
+	if err := c.do(ctx, "GET", "/v1/analytics/ai", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetQueueAnalyticsParams holds the query parameters of GetQueueAnalytics; nil fields are not sent.
+type GetQueueAnalyticsParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+	// Bucket size, in UTC. At most 744 hourly or 366 daily buckets per request. One of: hour, day.
+	Interval *string
+	// Only the callers of this queue (its queue_ id).
+	QueueID *string
+	// Split each bucket (and the totals) by queue (its queue_ id). One of: queue.
+	GroupBy *string
+}
+
+func (p *GetQueueAnalyticsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	if p.Interval != nil {
+		q.Set("interval", fmt.Sprint(*p.Interval))
+	}
+	if p.QueueID != nil {
+		q.Set("queue_id", fmt.Sprint(*p.QueueID))
+	}
+	if p.GroupBy != nil {
+		q.Set("group_by", fmt.Sprint(*p.GroupBy))
+	}
+	return q
+}
+
+// GetQueueAnalytics: Callers that joined call queues, answered, abandoned and timed out, and their waits p50/p95 and longest
+//
+// GET /v1/analytics/queues
+//
+// Required scope: `calls:read`.
+func (c *Client) GetQueueAnalytics(ctx context.Context, params *GetQueueAnalyticsParams, opts ...RequestOption) (*QueueAnalytics, error) {
+	out := new(QueueAnalytics)
+	if err := c.do(ctx, "GET", "/v1/analytics/queues", params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GetUsageParams holds the query parameters of GetUsage; nil fields are not sent.
+type GetUsageParams struct {
+	// RFC 3339. Moved back to the start of its UTC bucket. Default: `end` minus 24 hours (interval=hour) or 30 days (interval=day).
+	Start *string
+	// RFC 3339, exclusive. Moved forward to the end of its UTC bucket. Default: now (the test clock for a sandbox key).
+	End *string
+}
+
+func (p *GetUsageParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Start != nil {
+		q.Set("start", fmt.Sprint(*p.Start))
+	}
+	if p.End != nil {
+		q.Set("end", fmt.Sprint(*p.End))
+	}
+	return q
+}
+
+// GetUsage: Usage per UTC day: call minutes, messages and segments, recordings, AI conversations
+//
+// GET /v1/usage
+//
+// Required scope: `account:read`.
+func (c *Client) GetUsage(ctx context.Context, params *GetUsageParams, opts ...RequestOption) (*Usage, error) {
+	out := new(Usage)
+	if err := c.do(ctx, "GET", "/v1/usage", params.query(), nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

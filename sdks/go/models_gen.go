@@ -133,6 +133,111 @@ type AiAgentUpdatedEventData struct {
 	Object Agent `json:"object"`
 }
 
+// AiAnalytics: AI receptionist conversations, their outcomes and scores per UTC bucket, and the questions it could not answer.
+type AiAnalytics struct {
+	// One of: ai_analytics.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// One of: hour, day.
+	Interval string `json:"interval"`
+	// The first instant covered (start of its UTC bucket).
+	Start string `json:"start"`
+	// The end of the last bucket, exclusive.
+	End     string  `json:"end"`
+	GroupBy *string `json:"group_by"`
+	// The figures over the whole window.
+	Totals AiAnalyticsTotals `json:"totals"`
+	// Every bucket of the window in time order, empty ones included with zeros.
+	Data []AiAnalyticsBucket `json:"data"`
+	// The agent_id filter, or null for every agent.
+	AgentID *string `json:"agent_id"`
+	// Over the whole window: caller questions not answered from the knowledge, grouped by similar wording, most asked first (questions_limit groups).
+	UnansweredQuestions []UnansweredQuestion        `json:"unanswered_questions"`
+	QuestionsScanned    AiAnalyticsQuestionsScanned `json:"questions_scanned"`
+}
+
+type AiAnalyticsBucket struct {
+	// The bucket's first instant.
+	Start string `json:"start"`
+	// The bucket's end, exclusive.
+	End string `json:"end"`
+	// Conversations the AI receptionist started.
+	Conversations int64 `json:"conversations"`
+	// Of those, the conversations that have ended (they have an outcome).
+	Completed int64 `json:"completed"`
+	// Ended conversations the receptionist resolved without a person (outcome resolved).
+	Contained int64 `json:"contained"`
+	// contained / completed, to 4 decimals; null without an ended conversation.
+	ContainmentRate *float64 `json:"containment_rate"`
+	// Conversations handed to a person (outcome transferred).
+	Transferred int64 `json:"transferred"`
+	// Conversations in which the receptionist took a message (outcome message_taken).
+	MessagesTaken int64 `json:"messages_taken"`
+	// Conversations the caller left unresolved (outcome abandoned).
+	Abandoned int64 `json:"abandoned"`
+	// Conversations scored so far.
+	Scored int64 `json:"scored"`
+	// Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+	AverageScore *float64 `json:"average_score"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []AiAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type AiAnalyticsGroup struct {
+	// The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+	Value string `json:"value"`
+	// Conversations the AI receptionist started.
+	Conversations int64 `json:"conversations"`
+	// Of those, the conversations that have ended (they have an outcome).
+	Completed int64 `json:"completed"`
+	// Ended conversations the receptionist resolved without a person (outcome resolved).
+	Contained int64 `json:"contained"`
+	// contained / completed, to 4 decimals; null without an ended conversation.
+	ContainmentRate *float64 `json:"containment_rate"`
+	// Conversations handed to a person (outcome transferred).
+	Transferred int64 `json:"transferred"`
+	// Conversations in which the receptionist took a message (outcome message_taken).
+	MessagesTaken int64 `json:"messages_taken"`
+	// Conversations the caller left unresolved (outcome abandoned).
+	Abandoned int64 `json:"abandoned"`
+	// Conversations scored so far.
+	Scored int64 `json:"scored"`
+	// Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+	AverageScore *float64 `json:"average_score"`
+}
+
+type AiAnalyticsQuestionsScanned struct {
+	// Conversations whose transcripts were read for unanswered questions.
+	Conversations int64 `json:"conversations"`
+	// False when the window held more conversations than are read per request (the latest ones were read).
+	Complete bool `json:"complete"`
+}
+
+// AiAnalyticsTotals: The figures over the whole window.
+type AiAnalyticsTotals struct {
+	// Conversations the AI receptionist started.
+	Conversations int64 `json:"conversations"`
+	// Of those, the conversations that have ended (they have an outcome).
+	Completed int64 `json:"completed"`
+	// Ended conversations the receptionist resolved without a person (outcome resolved).
+	Contained int64 `json:"contained"`
+	// contained / completed, to 4 decimals; null without an ended conversation.
+	ContainmentRate *float64 `json:"containment_rate"`
+	// Conversations handed to a person (outcome transferred).
+	Transferred int64 `json:"transferred"`
+	// Conversations in which the receptionist took a message (outcome message_taken).
+	MessagesTaken int64 `json:"messages_taken"`
+	// Conversations the caller left unresolved (outcome abandoned).
+	Abandoned int64 `json:"abandoned"`
+	// Conversations scored so far.
+	Scored int64 `json:"scored"`
+	// Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+	AverageScore *float64 `json:"average_score"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []AiAnalyticsGroup `json:"groups,omitempty"`
+}
+
 type AiConversationCompletedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -218,6 +323,24 @@ type AiKnowledgeReadyEventData struct {
 	Object KnowledgeDocument `json:"object"`
 }
 
+// AnnounceToConferenceRequest: What every participant not on hold hears now (and the recording).
+type AnnounceToConferenceRequest struct {
+	// Speak text to the other party.
+	Say AnnounceToConferenceRequestSay `json:"say"`
+}
+
+// AnnounceToConferenceRequestSay: Speak text to the other party.
+type AnnounceToConferenceRequestSay struct {
+	// What to speak (text-to-speech).
+	Text string `json:"text"`
+	// A voice name; the default voice when unknown.
+	Voice *string `json:"voice,omitempty"`
+	// BCP 47, e.g. en-US.
+	Language *string `json:"language,omitempty"`
+	// How many times to repeat it.
+	Loop *int64 `json:"loop,omitempty"`
+}
+
 type ApiKey struct {
 	ID string `json:"id"`
 	// One of: api_key.
@@ -250,6 +373,12 @@ type ApiKeyList struct {
 	HasMore bool     `json:"has_more"`
 	// Pass as starting_after to get the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+// AttemptLatency: How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+type AttemptLatency struct {
+	P50 *int64 `json:"p50"`
+	P99 *int64 `json:"p99"`
 }
 
 type AvailableNumber struct {
@@ -315,6 +444,93 @@ type Call struct {
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
 	UpdatedAt string `json:"updated_at"`
+}
+
+// CallAnalytics: Call volumes and outcomes per UTC bucket.
+type CallAnalytics struct {
+	// One of: call_analytics.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// One of: hour, day.
+	Interval string `json:"interval"`
+	// The first instant covered (start of its UTC bucket).
+	Start string `json:"start"`
+	// The end of the last bucket, exclusive.
+	End     string  `json:"end"`
+	GroupBy *string `json:"group_by"`
+	// The figures over the whole window.
+	Totals CallAnalyticsTotals `json:"totals"`
+	// Every bucket of the window in time order, empty ones included with zeros.
+	Data []CallAnalyticsBucket `json:"data"`
+}
+
+type CallAnalyticsBucket struct {
+	// The bucket's first instant.
+	Start string `json:"start"`
+	// The bucket's end, exclusive.
+	End string `json:"end"`
+	// Calls placed (outbound) or received (inbound).
+	Attempted int64 `json:"attempted"`
+	// Calls that were answered.
+	Answered int64 `json:"answered"`
+	// answered / attempted, to 4 decimals; null without attempts.
+	AnswerSeizureRatio *float64 `json:"answer_seizure_ratio"`
+	// Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+	AverageDurationSeconds *float64 `json:"average_duration_seconds"`
+	// Talk time of the answered calls that ended.
+	TotalDurationSeconds int64 `json:"total_duration_seconds"`
+	// Calls by their current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+	ByHangupCause map[string]int64 `json:"by_hangup_cause"`
+	// Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+	PostDialDelayMs PostDialDelay `json:"post_dial_delay_ms"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []CallAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type CallAnalyticsGroup struct {
+	// The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+	Value string `json:"value"`
+	// Calls placed (outbound) or received (inbound).
+	Attempted int64 `json:"attempted"`
+	// Calls that were answered.
+	Answered int64 `json:"answered"`
+	// answered / attempted, to 4 decimals; null without attempts.
+	AnswerSeizureRatio *float64 `json:"answer_seizure_ratio"`
+	// Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+	AverageDurationSeconds *float64 `json:"average_duration_seconds"`
+	// Talk time of the answered calls that ended.
+	TotalDurationSeconds int64 `json:"total_duration_seconds"`
+	// Calls by their current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+	ByHangupCause map[string]int64 `json:"by_hangup_cause"`
+	// Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+	PostDialDelayMs PostDialDelay `json:"post_dial_delay_ms"`
+}
+
+// CallAnalyticsTotals: The figures over the whole window.
+type CallAnalyticsTotals struct {
+	// Calls placed (outbound) or received (inbound).
+	Attempted int64 `json:"attempted"`
+	// Calls that were answered.
+	Answered int64 `json:"answered"`
+	// answered / attempted, to 4 decimals; null without attempts.
+	AnswerSeizureRatio *float64 `json:"answer_seizure_ratio"`
+	// Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+	AverageDurationSeconds *float64 `json:"average_duration_seconds"`
+	// Talk time of the answered calls that ended.
+	TotalDurationSeconds int64 `json:"total_duration_seconds"`
+	// Calls by their current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+	ByHangupCause map[string]int64 `json:"by_hangup_cause"`
+	// Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+	PostDialDelayMs PostDialDelay `json:"post_dial_delay_ms"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []CallAnalyticsGroup `json:"groups,omitempty"`
 }
 
 type CallAnsweredEvent struct {
@@ -383,6 +599,19 @@ type CallCompletedEvent struct {
 
 type CallCompletedEventData struct {
 	Object Call `json:"object"`
+}
+
+type CallDequeue struct {
+	// One of: call_dequeue.
+	Object string `json:"object"`
+	// The agent's call (this one).
+	CallID  string  `json:"call_id"`
+	QueueID *string `json:"queue_id"`
+	// bridged: the two talked until one hung up or the time_limit; timeout: no caller was waiting; hangup: the caller hung up as it was taken; error: no such queue or caller. One of: bridged, timeout, hangup, error.
+	Result string `json:"result"`
+	// The caller taken.
+	CallerCallID *string `json:"caller_call_id"`
+	TalkSeconds  float64 `json:"talk_seconds"`
 }
 
 type CallDial struct {
@@ -510,7 +739,7 @@ type CallFlowFailure struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, play, pause, gather, redirect, record, dial, transfer, agent, hangup.
+	// One of: say, play, pause, gather, redirect, record, dial, transfer, agent, enqueue, dequeue, leave, conference, stream, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
@@ -596,6 +825,24 @@ type CallNoAnswerEventData struct {
 	Object Call `json:"object"`
 }
 
+type CallQueue struct {
+	// One of: call_queue.
+	Object string `json:"object"`
+	CallID string `json:"call_id"`
+	// Null when the queue named does not exist (result error).
+	QueueID   *string `json:"queue_id"`
+	QueueName string  `json:"queue_name"`
+	// Null on joining. bridged: a dequeue connected it (told once the bridge ends); timeout: max_wait_seconds passed; full: the queue was at max_size; hangup: the caller hung up; leave: a leave verb or DELETE .../members/{call_id}; error: the queue does not exist, or the bridge could not be made.
+	Result *string `json:"result"`
+	// On joining: 1 is next.
+	Position *int64 `json:"position"`
+	Priority int64  `json:"priority"`
+	// Seconds it waited in the queue (0 on joining).
+	WaitSeconds float64 `json:"wait_seconds"`
+	// Why, for error.
+	Detail *string `json:"detail"`
+}
+
 type CallQueuedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -611,6 +858,40 @@ type CallQueuedEvent struct {
 
 type CallQueuedEventData struct {
 	Object Call `json:"object"`
+}
+
+type CallQueueJoinedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.queue.joined.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     CallQueueJoinedEventData `json:"data"`
+}
+
+type CallQueueJoinedEventData struct {
+	Object CallQueue `json:"object"`
+}
+
+type CallQueueLeftEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.queue.left.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     CallQueueLeftEventData `json:"data"`
+}
+
+type CallQueueLeftEventData struct {
+	Object CallQueue `json:"object"`
 }
 
 type CallRecordingDeletedEvent struct {
@@ -783,6 +1064,57 @@ type CallRingingEventData struct {
 	Object Call `json:"object"`
 }
 
+type CallStreamFailedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.stream.failed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                     `json:"sequence"`
+	Data     CallStreamFailedEventData `json:"data"`
+}
+
+type CallStreamFailedEventData struct {
+	Object Stream `json:"object"`
+}
+
+type CallStreamStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.stream.started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     CallStreamStartedEventData `json:"data"`
+}
+
+type CallStreamStartedEventData struct {
+	Object Stream `json:"object"`
+}
+
+type CallStreamStoppedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.stream.stopped.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     CallStreamStoppedEventData `json:"data"`
+}
+
+type CallStreamStoppedEventData struct {
+	Object Stream `json:"object"`
+}
+
 type CallTransferFailedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -842,6 +1174,163 @@ type CallTransferStartedEvent struct {
 
 type CallTransferStartedEventData struct {
 	Object Call `json:"object"`
+}
+
+type Conference struct {
+	ID string `json:"id"`
+	// One of: conference.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// The name its conference verbs join it by (one open per account and mode).
+	Name string `json:"name"`
+	// waiting: no start_on_enter participant yet (everyone hears the wait audio); in_progress: participants hear each other; completed: ended. One of: waiting, in_progress, completed.
+	Status string `json:"status"`
+	// Participants in it now.
+	ParticipantCount int64 `json:"participant_count"`
+	MaxParticipants  int64 `json:"max_participants"`
+	// Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
+	RecordingID *string `json:"recording_id"`
+	// Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+	EndReason *string `json:"end_reason"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
+	StartedAt *string `json:"started_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+type ConferenceEndedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: conference.ended.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     ConferenceEndedEventData `json:"data"`
+}
+
+type ConferenceEndedEventData struct {
+	Object Conference `json:"object"`
+}
+
+type ConferenceList struct {
+	// One of: list.
+	Object  string       `json:"object"`
+	Data    []Conference `json:"data"`
+	HasMore bool         `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+type ConferenceParticipant struct {
+	// One of: conference_participant.
+	Object string `json:"object"`
+	// The participant's call (participants are addressed by it).
+	CallID       string `json:"call_id"`
+	ConferenceID string `json:"conference_id"`
+	// One of: joined, left.
+	Status string `json:"status"`
+	// Nobody hears it.
+	Muted bool `json:"muted"`
+	// It hears the hold audio and nobody hears it.
+	Hold bool `json:"hold"`
+	// A coach: only this participant hears it.
+	CoachCallID  *string `json:"coach_call_id"`
+	StartOnEnter bool    `json:"start_on_enter"`
+	EndOnExit    bool    `json:"end_on_exit"`
+	Beep         bool    `json:"beep"`
+	// RFC 3339 UTC timestamp.
+	JoinedAt string `json:"joined_at"`
+	// RFC 3339 UTC timestamp.
+	LeftAt *string `json:"left_at"`
+	// removed: DELETE .../participants/{call_id} (its flow went on); conference_ended: the conference ended (its flow went on); flow_updated: POST /v1/calls/{id}/flow; hangup: the call ended.
+	LeftReason *string `json:"left_reason"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+type ConferenceParticipantJoinedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: conference.participant.joined.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                                `json:"sequence"`
+	Data     ConferenceParticipantJoinedEventData `json:"data"`
+}
+
+type ConferenceParticipantJoinedEventData struct {
+	Object ConferenceParticipant `json:"object"`
+}
+
+type ConferenceParticipantLeftEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: conference.participant.left.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                              `json:"sequence"`
+	Data     ConferenceParticipantLeftEventData `json:"data"`
+}
+
+type ConferenceParticipantLeftEventData struct {
+	Object ConferenceParticipant `json:"object"`
+}
+
+type ConferenceParticipantList struct {
+	// One of: list.
+	Object  string                  `json:"object"`
+	Data    []ConferenceParticipant `json:"data"`
+	HasMore bool                    `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+type ConferenceParticipantUpdatedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: conference.participant.updated.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                                 `json:"sequence"`
+	Data     ConferenceParticipantUpdatedEventData `json:"data"`
+}
+
+type ConferenceParticipantUpdatedEventData struct {
+	Object ConferenceParticipant `json:"object"`
+}
+
+type ConferenceStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: conference.started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                      `json:"sequence"`
+	Data     ConferenceStartedEventData `json:"data"`
+}
+
+type ConferenceStartedEventData struct {
+	Object Conference `json:"object"`
 }
 
 type Conversation struct {
@@ -1067,10 +1556,26 @@ type CreatePortRequestServiceAddress struct {
 	Country    string `json:"country"`
 }
 
+// CreateQueueRequest: At most one of wait_flow and wait_url; with neither, callers hear a short hold message, looped.
+type CreateQueueRequest struct {
+	// Unique per account and mode; flows name the queue by it.
+	Name string `json:"name"`
+	// Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+	MaxSize *int64 `json:"max_size,omitempty"`
+	// A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+	MaxWaitSeconds *int64 `json:"max_wait_seconds,omitempty"`
+	// What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
+	WaitFlow []any `json:"wait_flow,omitempty"`
+	// Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the start of each pass.
+	WaitURL *string `json:"wait_url,omitempty"`
+	// Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+	Routing *QueueRouting `json:"routing,omitempty"`
+}
+
 type CreateWebhookListenSessionRequest struct {
 	// The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
 	ForwardTo string `json:"forward_to"`
-	// Default ["*"].
+	// Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
 	Events      []string `json:"events,omitempty"`
 	Description *string  `json:"description,omitempty"`
 }
@@ -1078,7 +1583,7 @@ type CreateWebhookListenSessionRequest struct {
 type CreateWebhookRequest struct {
 	// https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
 	URL string `json:"url"`
-	// Default ["*"].
+	// Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
 	Events      []string `json:"events,omitempty"`
 	Description *string  `json:"description,omitempty"`
 	Enabled     *bool    `json:"enabled,omitempty"`
@@ -1109,11 +1614,58 @@ type CreateWebhookResponse struct {
 	Secret string `json:"secret"`
 }
 
+// CreateWorkerRequest: A new worker is offline unless `status` says available.
+type CreateWorkerRequest struct {
+	Name string `json:"name"`
+	// What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
+	Skills []string `json:"skills,omitempty"`
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	Reach any `json:"reach"`
+	// available or offline; busy and wrap_up are set by Switchboard around calls. One of: available, offline.
+	Status *string `json:"status,omitempty"`
+	// Seconds an offered call rings the worker before it counts as missed. Default 20.
+	RingTimeoutSeconds *int64 `json:"ring_timeout_seconds,omitempty"`
+	// Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 10.
+	WrapUpSeconds *int64 `json:"wrap_up_seconds,omitempty"`
+}
+
+type DeletedQueue struct {
+	ID string `json:"id"`
+	// One of: queue.
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+}
+
+type DeletedWorker struct {
+	ID string `json:"id"`
+	// One of: worker.
+	Object  string `json:"object"`
+	Deleted bool   `json:"deleted"`
+}
+
 type DeleteWebhookResponse struct {
 	ID string `json:"id"`
 	// One of: webhook_endpoint.
 	Object  string `json:"object"`
 	Deleted bool   `json:"deleted"`
+}
+
+// DeliveryTimes: From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+type DeliveryTimes struct {
+	P50 *int64 `json:"p50"`
+	P95 *int64 `json:"p95"`
+}
+
+type DialConferenceParticipantRequest struct {
+	// The number to call; it joins the conference when it answers. E.164.
+	To string `json:"to"`
+	// A voice number of the account the call comes from. E.164.
+	From  string `json:"from"`
+	Muted *bool  `json:"muted,omitempty"`
+	// The new participant coaches this one (heard by it only).
+	CoachCallID *string `json:"coach_call_id,omitempty"`
+	// Where the new call's events go.
+	WebhookURL *string `json:"webhook_url,omitempty"`
 }
 
 type Event struct {
@@ -1286,6 +1838,105 @@ type Message struct {
 	ReceivedAt *string `json:"received_at"`
 	// RFC 3339 UTC timestamp.
 	CanceledAt *string `json:"canceled_at"`
+}
+
+// MessageAnalytics: Message volumes, delivery and time to delivery per UTC bucket.
+type MessageAnalytics struct {
+	// One of: message_analytics.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// One of: hour, day.
+	Interval string `json:"interval"`
+	// The first instant covered (start of its UTC bucket).
+	Start string `json:"start"`
+	// The end of the last bucket, exclusive.
+	End     string  `json:"end"`
+	GroupBy *string `json:"group_by"`
+	// The figures over the whole window.
+	Totals MessageAnalyticsTotals `json:"totals"`
+	// Every bucket of the window in time order, empty ones included with zeros.
+	Data []MessageAnalyticsBucket `json:"data"`
+}
+
+type MessageAnalyticsBucket struct {
+	// The bucket's first instant.
+	Start string `json:"start"`
+	// The bucket's end, exclusive.
+	End string `json:"end"`
+	// Messages sent through the API.
+	Outbound int64 `json:"outbound"`
+	// Messages received.
+	Inbound int64 `json:"inbound"`
+	// Outbound messages the network accepted (status sent, delivered, read or undelivered).
+	Sent int64 `json:"sent"`
+	// Outbound messages delivered (status delivered or read).
+	Delivered int64 `json:"delivered"`
+	// Outbound messages that failed or were undelivered.
+	Failed int64 `json:"failed"`
+	// delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+	DeliveryRate *float64 `json:"delivery_rate"`
+	// Segments of the outbound messages.
+	Segments int64 `json:"segments"`
+	// From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+	TimeToDeliveryMs DeliveryTimes `json:"time_to_delivery_ms"`
+	// Messages (both directions) by current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Failed and undelivered outbound messages by error_code; only codes seen.
+	ByErrorCode map[string]int64 `json:"by_error_code"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []MessageAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type MessageAnalyticsGroup struct {
+	// The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+	Value string `json:"value"`
+	// Messages sent through the API.
+	Outbound int64 `json:"outbound"`
+	// Messages received.
+	Inbound int64 `json:"inbound"`
+	// Outbound messages the network accepted (status sent, delivered, read or undelivered).
+	Sent int64 `json:"sent"`
+	// Outbound messages delivered (status delivered or read).
+	Delivered int64 `json:"delivered"`
+	// Outbound messages that failed or were undelivered.
+	Failed int64 `json:"failed"`
+	// delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+	DeliveryRate *float64 `json:"delivery_rate"`
+	// Segments of the outbound messages.
+	Segments int64 `json:"segments"`
+	// From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+	TimeToDeliveryMs DeliveryTimes `json:"time_to_delivery_ms"`
+	// Messages (both directions) by current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Failed and undelivered outbound messages by error_code; only codes seen.
+	ByErrorCode map[string]int64 `json:"by_error_code"`
+}
+
+// MessageAnalyticsTotals: The figures over the whole window.
+type MessageAnalyticsTotals struct {
+	// Messages sent through the API.
+	Outbound int64 `json:"outbound"`
+	// Messages received.
+	Inbound int64 `json:"inbound"`
+	// Outbound messages the network accepted (status sent, delivered, read or undelivered).
+	Sent int64 `json:"sent"`
+	// Outbound messages delivered (status delivered or read).
+	Delivered int64 `json:"delivered"`
+	// Outbound messages that failed or were undelivered.
+	Failed int64 `json:"failed"`
+	// delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+	DeliveryRate *float64 `json:"delivery_rate"`
+	// Segments of the outbound messages.
+	Segments int64 `json:"segments"`
+	// From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+	TimeToDeliveryMs DeliveryTimes `json:"time_to_delivery_ms"`
+	// Messages (both directions) by current status; every status is present.
+	ByStatus map[string]int64 `json:"by_status"`
+	// Failed and undelivered outbound messages by error_code; only codes seen.
+	ByErrorCode map[string]int64 `json:"by_error_code"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []MessageAnalyticsGroup `json:"groups,omitempty"`
 }
 
 type MessageCanceledEvent struct {
@@ -1759,6 +2410,12 @@ type PortServiceAddress struct {
 	Country    string `json:"country"`
 }
 
+// PostDialDelay: Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+type PostDialDelay struct {
+	P50 *int64 `json:"p50"`
+	P95 *int64 `json:"p95"`
+}
+
 type PressKeysOnSandboxCallRequest struct {
 	// Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
 	Digits string `json:"digits"`
@@ -1813,16 +2470,236 @@ type PushKnowledgeResponse struct {
 	NextCursor any                 `json:"next_cursor"`
 }
 
+type Queue struct {
+	ID string `json:"id"`
+	// One of: queue.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode           string `json:"mode"`
+	Name           string `json:"name"`
+	MaxSize        int64  `json:"max_size"`
+	MaxWaitSeconds *int64 `json:"max_wait_seconds"`
+	// What callers hear while they wait, looped (unless their enqueue verb brings its own); [] when the queue has none.
+	WaitFlow []any `json:"wait_flow"`
+	// Answers the wait flow instead, asked at the start of each pass.
+	WaitURL *string `json:"wait_url"`
+	// Callers waiting now.
+	CurrentSize int64 `json:"current_size"`
+	// Average of how long the callers waiting now have waited (0 when none).
+	AverageWaitSeconds int64 `json:"average_wait_seconds"`
+	// How long the longest waiting caller has waited (0 when none).
+	OldestWaitSeconds int64 `json:"oldest_wait_seconds"`
+	// Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+	Routing *QueueRouting `json:"routing"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+// QueueAnalytics: Call queue figures per UTC bucket: callers that joined, how their wait ended, and how long they waited.
+type QueueAnalytics struct {
+	// One of: queue_analytics.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// One of: hour, day.
+	Interval string `json:"interval"`
+	// The first instant covered (start of its UTC bucket).
+	Start string `json:"start"`
+	// The end of the last bucket, exclusive.
+	End     string  `json:"end"`
+	GroupBy *string `json:"group_by"`
+	// The figures over the whole window.
+	Totals QueueAnalyticsTotals `json:"totals"`
+	// Every bucket of the window in time order, empty ones included with zeros.
+	Data []QueueAnalyticsBucket `json:"data"`
+	// The queue_id filter, or null for every queue.
+	QueueID *string `json:"queue_id"`
+}
+
+type QueueAnalyticsBucket struct {
+	// The bucket's first instant.
+	Start string `json:"start"`
+	// The bucket's end, exclusive.
+	End string `json:"end"`
+	// Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+	Entered int64 `json:"entered"`
+	// Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+	Answered int64 `json:"answered"`
+	// Callers who hung up while waiting.
+	Abandoned int64 `json:"abandoned"`
+	// Callers whose max_wait_seconds passed.
+	TimedOut int64 `json:"timed_out"`
+	// Callers still in the queue now (waiting, or held for a dequeue).
+	Waiting int64 `json:"waiting"`
+	// answered / callers whose wait ended, to 4 decimals; null without any.
+	AnswerRate *float64 `json:"answer_rate"`
+	// How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+	WaitSeconds QueueWaits `json:"wait_seconds"`
+	// The longest wait that ended; null without any.
+	LongestWaitSeconds *float64 `json:"longest_wait_seconds"`
+	// Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+	ByResult map[string]int64 `json:"by_result"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []QueueAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type QueueAnalyticsGroup struct {
+	// The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+	Value string `json:"value"`
+	// Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+	Entered int64 `json:"entered"`
+	// Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+	Answered int64 `json:"answered"`
+	// Callers who hung up while waiting.
+	Abandoned int64 `json:"abandoned"`
+	// Callers whose max_wait_seconds passed.
+	TimedOut int64 `json:"timed_out"`
+	// Callers still in the queue now (waiting, or held for a dequeue).
+	Waiting int64 `json:"waiting"`
+	// answered / callers whose wait ended, to 4 decimals; null without any.
+	AnswerRate *float64 `json:"answer_rate"`
+	// How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+	WaitSeconds QueueWaits `json:"wait_seconds"`
+	// The longest wait that ended; null without any.
+	LongestWaitSeconds *float64 `json:"longest_wait_seconds"`
+	// Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+	ByResult map[string]int64 `json:"by_result"`
+}
+
+// QueueAnalyticsTotals: The figures over the whole window.
+type QueueAnalyticsTotals struct {
+	// Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+	Entered int64 `json:"entered"`
+	// Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+	Answered int64 `json:"answered"`
+	// Callers who hung up while waiting.
+	Abandoned int64 `json:"abandoned"`
+	// Callers whose max_wait_seconds passed.
+	TimedOut int64 `json:"timed_out"`
+	// Callers still in the queue now (waiting, or held for a dequeue).
+	Waiting int64 `json:"waiting"`
+	// answered / callers whose wait ended, to 4 decimals; null without any.
+	AnswerRate *float64 `json:"answer_rate"`
+	// How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+	WaitSeconds QueueWaits `json:"wait_seconds"`
+	// The longest wait that ended; null without any.
+	LongestWaitSeconds *float64 `json:"longest_wait_seconds"`
+	// Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+	ByResult map[string]int64 `json:"by_result"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []QueueAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type QueueList struct {
+	// One of: list.
+	Object  string  `json:"object"`
+	Data    []Queue `json:"data"`
+	HasMore bool    `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+type QueueMember struct {
+	// One of: queue_member.
+	Object  string `json:"object"`
+	CallID  string `json:"call_id"`
+	QueueID string `json:"queue_id"`
+	// waiting; reserved: a dequeue to a call in progress holds it until that call's flow takes it; bridged: taken and connected; left: its stay ended (`result` says how). One of: waiting, reserved, bridged, left.
+	Status string `json:"status"`
+	// 1 is next; null once it is no longer waiting.
+	Position *int64 `json:"position"`
+	Priority int64  `json:"priority"`
+	// How long it has waited (until it was taken or left).
+	WaitSeconds int64 `json:"wait_seconds"`
+	// RFC 3339 UTC timestamp.
+	EnqueuedAt string `json:"enqueued_at"`
+	// How its stay ended (null while in the queue).
+	Result *string `json:"result"`
+	// The call in progress that took it (reserved or bridged).
+	BridgedCallID *string `json:"bridged_call_id"`
+	// The number dialled for it by a dequeue with `to`.
+	DequeuedTo *string `json:"dequeued_to"`
+}
+
+type QueueMemberList struct {
+	// One of: list.
+	Object  string        `json:"object"`
+	Data    []QueueMember `json:"data"`
+	HasMore bool          `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+// QueueRouting: Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+type QueueRouting struct {
+	// longest_idle: the worker available the longest; round_robin: the worker offered a caller least recently. One of: longest_idle, round_robin.
+	Strategy *string `json:"strategy,omitempty"`
+	// A worker must have every one of these skills.
+	RequiredSkills []string `json:"required_skills,omitempty"`
+	// Only these workers (else any with the skills).
+	WorkerIds []string `json:"worker_ids,omitempty"`
+	// The answer time the queue's service level counts against.
+	ServiceLevelSeconds *int64 `json:"service_level_seconds,omitempty"`
+	// A worker who lets an offer ring out: stays available (behind the other idle workers) or goes offline. One of: available, offline.
+	OnMissed *string `json:"on_missed,omitempty"`
+}
+
+type QueueStats struct {
+	// One of: queue_stats.
+	Object        string `json:"object"`
+	QueueID       string `json:"queue_id"`
+	WindowMinutes int64  `json:"window_minutes"`
+	// Callers in the queue now.
+	Waiting int64 `json:"waiting"`
+	// How long the longest waiting caller has waited (0 when none).
+	OldestWaitSeconds int64 `json:"oldest_wait_seconds"`
+	// Callers bridged (to a worker, a dequeue or a dialled number) in the window.
+	Answered int64 `json:"answered"`
+	// Callers who hung up while waiting, in the window.
+	Abandoned int64 `json:"abandoned"`
+	// abandoned / (answered + abandoned); 0 when neither.
+	AbandonmentRate float64 `json:"abandonment_rate"`
+	// Average wait of the answered callers.
+	AverageSpeedOfAnswerSeconds int64 `json:"average_speed_of_answer_seconds"`
+	// The queue's routing.service_level_seconds (20 without routing).
+	ServiceLevelSeconds int64 `json:"service_level_seconds"`
+	// Callers answered within service_level_seconds / (answered + abandoned); 0 when neither.
+	ServiceLevel float64 `json:"service_level"`
+	// Average time from the bridge to the end of the caller's call, of answered callers whose call ended.
+	AverageHandleSeconds int64 `json:"average_handle_seconds"`
+	// Workers the queue's routing may offer callers to (all workers of the mode without routing), by status.
+	Workers QueueStatsWorkers `json:"workers"`
+}
+
+// QueueStatsWorkers: Workers the queue's routing may offer callers to (all workers of the mode without routing), by status.
+type QueueStatsWorkers struct {
+	Available int64 `json:"available"`
+	Busy      int64 `json:"busy"`
+	WrapUp    int64 `json:"wrap_up"`
+	Offline   int64 `json:"offline"`
+}
+
+// QueueWaits: How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+type QueueWaits struct {
+	P50 *float64 `json:"p50"`
+	P95 *float64 `json:"p95"`
+}
+
 type Recording struct {
 	ID string `json:"id"`
 	// One of: recording.
 	Object string `json:"object"`
 	// One of: sandbox, live.
-	Mode   string `json:"mode"`
+	Mode string `json:"mode"`
+	// The call recorded; for a conference's recording, the participant whose join started it.
 	CallID string `json:"call_id"`
+	// A conference's recording (source conference): the conference. Null for a call's recording.
+	ConferenceID *string `json:"conference_id"`
 	// One of: recording, paused, stopped, processing, ready, failed, deleted.
 	Status string `json:"status"`
-	// record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb (the other party only, mono). One of: record, api, flow.
+	// record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb (the other party only, mono); conference: a conference's `record: true` (one channel: what the room hears, from its start to its end). One of: record, api, flow, conference.
 	Source string `json:"source"`
 	// One of: wav.
 	Format string `json:"format"`
@@ -2101,6 +2978,20 @@ type SimulateInboundMessageRequest struct {
 	MediaUrls []string `json:"media_urls,omitempty"`
 }
 
+type SipCredentials struct {
+	// One of: sip_credentials.
+	Object   string `json:"object"`
+	WorkerID string `json:"worker_id"`
+	// The SIP user name (the worker's reach.sip_user).
+	Username string `json:"username"`
+	// Shown once: Switchboard keeps only its digest (HA1). A new POST replaces it.
+	Password string `json:"password"`
+	// The digest realm Switchboard challenges with.
+	Realm string `json:"realm"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+}
+
 type SpeakOnSandboxCallRequest struct {
 	// What the other party says; a gather listening for speech hears exactly this text.
 	Text string `json:"text"`
@@ -2111,11 +3002,84 @@ type StartCallRecordingRequest struct {
 	Channels *int64 `json:"channels,omitempty"`
 }
 
+type StartCallStreamRequest struct {
+	// The WebSocket server: wss:// to a public address on live calls; the sandbox also allows ws:// and loopback. The same URL policy (and SSRF rules) as webhook URLs.
+	URL string `json:"url"`
+	// What the server hears: inbound (the other party), outbound (what the call plays to it), or both. Default inbound. One of: inbound, outbound, both.
+	Track *string `json:"track,omitempty"`
+	// The app may send audio back (media, mark, clear, stop). A bidirectional stream of a flow holds the call until the server closes the socket or sends stop; one per call.
+	Bidirectional *bool `json:"bidirectional,omitempty"`
+	// Audio of media frames both ways: G.711 µ-law 8 kHz, or 16-bit little-endian PCM at 8 or 16 kHz. Default mulaw_8000. One of: mulaw_8000, l16_8000, l16_16000.
+	Format *string `json:"format,omitempty"`
+	// Custom parameters, sent in the start frame.
+	Parameters map[string]string `json:"parameters,omitempty"`
+	// Also receives this stream's call.stream.* events (signed like every webhook).
+	StatusURL *string `json:"status_url,omitempty"`
+}
+
+type Stream struct {
+	ID string `json:"id"`
+	// One of: stream.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode   string `json:"mode"`
+	CallID string `json:"call_id"`
+	// connecting, then started; stopped (see reason) or failed (see reason and error). One of: connecting, started, stopped, failed.
+	Status string `json:"status"`
+	// api: POST /v1/calls/{id}/streams; flow: a flow's stream verb. One of: api, flow.
+	Source string `json:"source"`
+	URL    string `json:"url"`
+	// One of: inbound, outbound, both.
+	Track string `json:"track"`
+	// One of: mulaw_8000, l16_8000, l16_16000.
+	Format        string            `json:"format"`
+	Bidirectional bool              `json:"bidirectional"`
+	Parameters    map[string]string `json:"parameters"`
+	StatusURL     *string           `json:"status_url"`
+	// Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
+	Reason *string `json:"reason"`
+	// Why it failed, in a sentence.
+	Error *string `json:"error"`
+	// Frames to the server dropped because its socket's send buffer was full (a slow server never delays the call).
+	DroppedFrames int64 `json:"dropped_frames"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
+	StartedAt *string `json:"started_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+type StreamList struct {
+	// One of: list.
+	Object  string   `json:"object"`
+	Data    []Stream `json:"data"`
+	HasMore bool     `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
 type TransferCallRequest struct {
 	// Number to hand the called party over to. E.164, e.g. +14155550100 (checked with libphonenumber).
 	To string `json:"to"`
 	// Seconds to let the target ring.
 	Timeout *int64 `json:"timeout,omitempty"`
+}
+
+// UnansweredQuestion: Caller questions the receptionist could not answer from its knowledge, grouped by similar wording.
+type UnansweredQuestion struct {
+	// The wording callers used most for this question.
+	Question string `json:"question"`
+	// How many times callers asked it (in any wording of the group) without an answer from the knowledge.
+	Count int64 `json:"count"`
+	// Up to 3 other wordings of the same question, most asked first.
+	Examples []string `json:"examples"`
+	// Up to 5 conversations it was asked in, latest first.
+	ConversationIds []string `json:"conversation_ids"`
+	// When the latest of those conversations started.
+	LastAskedAt string `json:"last_asked_at"`
 }
 
 type UpdateAgentRequest struct {
@@ -2151,6 +3115,15 @@ type UpdateCallFlowRequest struct {
 	Flow []any `json:"flow,omitempty"`
 	// Where to fetch the new flow: a signed POST with `reason: "update"`, like every flow webhook. Not with flow.
 	URL *string `json:"url,omitempty"`
+}
+
+// UpdateConferenceParticipantRequest: The fields to change; those left out stay as they are (an empty body changes nothing).
+type UpdateConferenceParticipantRequest struct {
+	Muted *bool `json:"muted,omitempty"`
+	// Held: it hears the hold tone and nobody hears it.
+	Hold *bool `json:"hold,omitempty"`
+	// A participant of the same conference only it is heard by (whisper); null: heard by everyone again.
+	CoachCallID *string `json:"coach_call_id,omitempty"`
 }
 
 type UpdateKeyRequest struct {
@@ -2192,6 +3165,22 @@ type UpdatePortRequestServiceAddress struct {
 	Country    string `json:"country"`
 }
 
+// UpdateQueueRequest: Changes apply to callers who join from now on.
+type UpdateQueueRequest struct {
+	// Unique per account and mode; flows name the queue by it.
+	Name *string `json:"name,omitempty"`
+	// Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+	MaxSize *int64 `json:"max_size,omitempty"`
+	// A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+	MaxWaitSeconds *int64 `json:"max_wait_seconds,omitempty"`
+	// The new wait flow; [] removes it.
+	WaitFlow []any `json:"wait_flow,omitempty"`
+	// Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the start of each pass.
+	WaitURL *string `json:"wait_url,omitempty"`
+	// Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+	Routing *QueueRouting `json:"routing,omitempty"`
+}
+
 type UpdateWebhookRequest struct {
 	// https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
 	URL         *string  `json:"url,omitempty"`
@@ -2199,6 +3188,204 @@ type UpdateWebhookRequest struct {
 	Description *string  `json:"description,omitempty"`
 	// true re-enables an endpoint disabled after a 410.
 	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// UpdateWorkerRequest: A worker in wrap_up may be made available early; a busy worker cannot go offline until its call ends.
+type UpdateWorkerRequest struct {
+	Name *string `json:"name,omitempty"`
+	// What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
+	Skills []string `json:"skills,omitempty"`
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	Reach any `json:"reach,omitempty"`
+	// available or offline; busy and wrap_up are set by Switchboard around calls. One of: available, offline.
+	Status *string `json:"status,omitempty"`
+	// Seconds an offered call rings the worker before it counts as missed. Default 20.
+	RingTimeoutSeconds *int64 `json:"ring_timeout_seconds,omitempty"`
+	// Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 10.
+	WrapUpSeconds *int64 `json:"wrap_up_seconds,omitempty"`
+}
+
+// Usage: The account's usage in the key's mode, per UTC day.
+type Usage struct {
+	// One of: usage.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// RFC 3339 UTC timestamp.
+	Start string `json:"start"`
+	// RFC 3339 UTC timestamp.
+	End string `json:"end"`
+	// The usage over the whole window.
+	Totals UsageTotals `json:"totals"`
+	// One usage record per UTC day, empty days included with zeros.
+	Data []UsageRecord `json:"data"`
+}
+
+type UsageCallMinutes struct {
+	Calls    int64 `json:"calls"`
+	Answered int64 `json:"answered"`
+	// Talk time.
+	Seconds int64 `json:"seconds"`
+	// Billable minutes: each call rounded up to a whole minute.
+	Minutes int64 `json:"minutes"`
+}
+
+type UsageChannel struct {
+	Outbound int64 `json:"outbound"`
+	Inbound  int64 `json:"inbound"`
+	// Segments, both directions.
+	Segments int64 `json:"segments"`
+}
+
+// UsageRecord: One UTC day of usage.
+type UsageRecord struct {
+	// One of: usage_record.
+	Object string `json:"object"`
+	// The UTC day, YYYY-MM-DD.
+	Date string `json:"date"`
+	// RFC 3339 UTC timestamp.
+	Start string `json:"start"`
+	// RFC 3339 UTC timestamp.
+	End        string                `json:"end"`
+	Calls      UsageRecordCalls      `json:"calls"`
+	Messages   UsageRecordMessages   `json:"messages"`
+	Recordings UsageRecordRecordings `json:"recordings"`
+	// AI receptionist conversations started.
+	AIConversations int64 `json:"ai_conversations"`
+}
+
+type UsageRecordCalls struct {
+	Outbound UsageCallMinutes `json:"outbound"`
+	Inbound  UsageCallMinutes `json:"inbound"`
+}
+
+type UsageRecordMessages struct {
+	SMS      UsageChannel `json:"sms"`
+	MMS      UsageChannel `json:"mms"`
+	Whatsapp UsageChannel `json:"whatsapp"`
+}
+
+type UsageRecordRecordings struct {
+	Count int64 `json:"count"`
+	// Recorded time of the recordings started that day (deleted ones excluded).
+	Seconds float64 `json:"seconds"`
+	// Bytes those recordings keep stored.
+	Bytes int64 `json:"bytes"`
+}
+
+// UsageTotals: The usage over the whole window.
+type UsageTotals struct {
+	Calls      UsageTotalsCalls      `json:"calls"`
+	Messages   UsageTotalsMessages   `json:"messages"`
+	Recordings UsageTotalsRecordings `json:"recordings"`
+	// AI receptionist conversations started.
+	AIConversations int64 `json:"ai_conversations"`
+}
+
+type UsageTotalsCalls struct {
+	Outbound UsageCallMinutes `json:"outbound"`
+	Inbound  UsageCallMinutes `json:"inbound"`
+}
+
+type UsageTotalsMessages struct {
+	SMS      UsageChannel `json:"sms"`
+	MMS      UsageChannel `json:"mms"`
+	Whatsapp UsageChannel `json:"whatsapp"`
+}
+
+type UsageTotalsRecordings struct {
+	Count int64 `json:"count"`
+	// Recorded time of the recordings started that day (deleted ones excluded).
+	Seconds float64 `json:"seconds"`
+	// Bytes those recordings keep stored.
+	Bytes int64 `json:"bytes"`
+}
+
+// WebhookAnalytics: Webhook deliveries, their outcomes and endpoint latency per UTC bucket.
+type WebhookAnalytics struct {
+	// One of: webhook_analytics.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// One of: hour, day.
+	Interval string `json:"interval"`
+	// The first instant covered (start of its UTC bucket).
+	Start string `json:"start"`
+	// The end of the last bucket, exclusive.
+	End     string  `json:"end"`
+	GroupBy *string `json:"group_by"`
+	// The figures over the whole window.
+	Totals WebhookAnalyticsTotals `json:"totals"`
+	// Every bucket of the window in time order, empty ones included with zeros.
+	Data []WebhookAnalyticsBucket `json:"data"`
+}
+
+type WebhookAnalyticsBucket struct {
+	// The bucket's first instant.
+	Start string `json:"start"`
+	// The bucket's end, exclusive.
+	End string `json:"end"`
+	// Deliveries of the events created in the bucket (one per event and endpoint).
+	Deliveries int64 `json:"deliveries"`
+	// Deliveries an endpoint accepted (2xx).
+	Succeeded int64 `json:"succeeded"`
+	// Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+	Failed int64 `json:"failed"`
+	// Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+	DeadLettered int64 `json:"dead_lettered"`
+	// Deliveries waiting for their first or next attempt.
+	Pending int64 `json:"pending"`
+	// succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+	SuccessRate *float64 `json:"success_rate"`
+	// HTTP attempts made for those deliveries, retries and replays included.
+	Attempts int64 `json:"attempts"`
+	// How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+	AttemptLatencyMs AttemptLatency `json:"attempt_latency_ms"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []WebhookAnalyticsGroup `json:"groups,omitempty"`
+}
+
+type WebhookAnalyticsGroup struct {
+	// The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+	Value string `json:"value"`
+	// Deliveries of the events created in the bucket (one per event and endpoint).
+	Deliveries int64 `json:"deliveries"`
+	// Deliveries an endpoint accepted (2xx).
+	Succeeded int64 `json:"succeeded"`
+	// Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+	Failed int64 `json:"failed"`
+	// Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+	DeadLettered int64 `json:"dead_lettered"`
+	// Deliveries waiting for their first or next attempt.
+	Pending int64 `json:"pending"`
+	// succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+	SuccessRate *float64 `json:"success_rate"`
+	// HTTP attempts made for those deliveries, retries and replays included.
+	Attempts int64 `json:"attempts"`
+	// How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+	AttemptLatencyMs AttemptLatency `json:"attempt_latency_ms"`
+}
+
+// WebhookAnalyticsTotals: The figures over the whole window.
+type WebhookAnalyticsTotals struct {
+	// Deliveries of the events created in the bucket (one per event and endpoint).
+	Deliveries int64 `json:"deliveries"`
+	// Deliveries an endpoint accepted (2xx).
+	Succeeded int64 `json:"succeeded"`
+	// Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+	Failed int64 `json:"failed"`
+	// Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+	DeadLettered int64 `json:"dead_lettered"`
+	// Deliveries waiting for their first or next attempt.
+	Pending int64 `json:"pending"`
+	// succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+	SuccessRate *float64 `json:"success_rate"`
+	// HTTP attempts made for those deliveries, retries and replays included.
+	Attempts int64 `json:"attempts"`
+	// How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+	AttemptLatencyMs AttemptLatency `json:"attempt_latency_ms"`
+	// With group_by only: one entry per value seen, sorted by value.
+	Groups []WebhookAnalyticsGroup `json:"groups,omitempty"`
 }
 
 type WebhookDelivery struct {
@@ -2334,6 +3521,122 @@ type WebhookTestEventData struct {
 	Object WebhookTest `json:"object"`
 }
 
+type Worker struct {
+	ID string `json:"id"`
+	// One of: worker.
+	Object string `json:"object"`
+	// One of: sandbox, live.
+	Mode   string   `json:"mode"`
+	Name   string   `json:"name"`
+	Skills []string `json:"skills"`
+	// available: may be offered callers; busy: on a call (set by Switchboard); wrap_up: after a call, for wrap_up_seconds; offline. One of: available, busy, wrap_up, offline.
+	Status string `json:"status"`
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	Reach              any   `json:"reach"`
+	RingTimeoutSeconds int64 `json:"ring_timeout_seconds"`
+	WrapUpSeconds      int64 `json:"wrap_up_seconds"`
+	// RFC 3339 UTC timestamp.
+	LastIdleAt *string `json:"last_idle_at"`
+	// The call the worker is on while busy.
+	CurrentCallID *string `json:"current_call_id"`
+	// The caller being offered to the worker now (its phone is ringing); null when none.
+	Offer *WorkerOffer `json:"offer"`
+	// RFC 3339 UTC timestamp.
+	StatusChangedAt string `json:"status_changed_at"`
+	// RFC 3339 UTC timestamp.
+	SipCredentialsCreatedAt *string `json:"sip_credentials_created_at"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+type WorkerConnectedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: worker.connected.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                    `json:"sequence"`
+	Data     WorkerConnectedEventData `json:"data"`
+}
+
+type WorkerConnectedEventData struct {
+	Object Worker `json:"object"`
+}
+
+type WorkerList struct {
+	// One of: list.
+	Object  string   `json:"object"`
+	Data    []Worker `json:"data"`
+	HasMore bool     `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+type WorkerMissedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: worker.missed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                 `json:"sequence"`
+	Data     WorkerMissedEventData `json:"data"`
+}
+
+type WorkerMissedEventData struct {
+	Object Worker `json:"object"`
+}
+
+// WorkerOffer: The caller being offered to the worker now (its phone is ringing); null when none.
+type WorkerOffer struct {
+	// The call ringing the worker.
+	CallID string `json:"call_id"`
+	// The waiting caller it offers.
+	CallerCallID *string `json:"caller_call_id"`
+	QueueID      *string `json:"queue_id"`
+}
+
+type WorkerOfferedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: worker.offered.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                  `json:"sequence"`
+	Data     WorkerOfferedEventData `json:"data"`
+}
+
+type WorkerOfferedEventData struct {
+	Object Worker `json:"object"`
+}
+
+type WorkerStatusChangedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: worker.status_changed.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                        `json:"sequence"`
+	Data     WorkerStatusChangedEventData `json:"data"`
+}
+
+type WorkerStatusChangedEventData struct {
+	Object Worker `json:"object"`
+}
+
 // EventTypes lists every event type the server sends.
 var EventTypes = []string{
 	"ai.agent.created",
@@ -2355,6 +3658,8 @@ var EventTypes = []string{
 	"call.gather.completed",
 	"call.inbound",
 	"call.no_answer",
+	"call.queue.joined",
+	"call.queue.left",
 	"call.queued",
 	"call.recording.deleted",
 	"call.recording.failed",
@@ -2366,9 +3671,17 @@ var EventTypes = []string{
 	"call.recording.started",
 	"call.recording.stopped",
 	"call.ringing",
+	"call.stream.failed",
+	"call.stream.started",
+	"call.stream.stopped",
 	"call.transfer_failed",
 	"call.transfer_started",
 	"call.transferred",
+	"conference.ended",
+	"conference.participant.joined",
+	"conference.participant.left",
+	"conference.participant.updated",
+	"conference.started",
 	"message.canceled",
 	"message.delivered",
 	"message.failed",
@@ -2389,4 +3702,8 @@ var EventTypes = []string{
 	"number.released",
 	"number.updated",
 	"webhook.test",
+	"worker.connected",
+	"worker.missed",
+	"worker.offered",
+	"worker.status_changed",
 }

@@ -37,25 +37,59 @@ func WithNow(t time.Time) VerifyOption { return func(c *verifyConfig) { c.now = 
 // VerifyWebhook checks the signature of a delivery on its raw body (never re-serialised JSON)
 // and returns the event, or a *WebhookVerificationError.
 func VerifyWebhook(payload []byte, header http.Header, secret string, opts ...VerifyOption) (*Event, error) {
+	if err := verifySignature(payload, header, secret, opts); err != nil {
+		return nil, err
+	}
+	event := new(Event)
+	if err := json.Unmarshal(payload, event); err != nil {
+		return nil, &WebhookVerificationError{"the payload is not a JSON event: " + err.Error()}
+	}
+	return event, nil
+}
+
+// VerifyStreamHandshake checks the signed WebSocket handshake of a media stream for url (the
+// stream's url as given) and returns the stream id, or a *WebhookVerificationError. The
+// signature covers the compact JSON {"stream_id": <webhook-id>, "url": <url>}.
+func VerifyStreamHandshake(url string, header http.Header, secret string, opts ...VerifyOption) (string, error) {
+	streamID := header.Get("webhook-id")
+	if streamID == "" {
+		return "", &WebhookVerificationError{"missing webhook-id header"}
+	}
+	var signed strings.Builder
+	encoder := json.NewEncoder(&signed)
+	encoder.SetEscapeHTML(false) // as JSON.stringify writes it: & < > stay as they are
+	if err := encoder.Encode(struct {
+		StreamID string `json:"stream_id"`
+		URL      string `json:"url"`
+	}{streamID, url}); err != nil {
+		return "", &WebhookVerificationError{err.Error()}
+	}
+	if err := verifySignature([]byte(strings.TrimSuffix(signed.String(), "\n")), header, secret, opts); err != nil {
+		return "", err
+	}
+	return streamID, nil
+}
+
+func verifySignature(payload []byte, header http.Header, secret string, opts []VerifyOption) error {
 	cfg := verifyConfig{tolerance: DefaultWebhookTolerance, now: time.Now()}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	id, timestamp, signatures := header.Get("webhook-id"), header.Get("webhook-timestamp"), header.Get("webhook-signature")
 	if id == "" || timestamp == "" || signatures == "" {
-		return nil, &WebhookVerificationError{"missing webhook-id, webhook-timestamp or webhook-signature header"}
+		return &WebhookVerificationError{"missing webhook-id, webhook-timestamp or webhook-signature header"}
 	}
 	seconds, err := strconv.ParseInt(timestamp, 10, 64)
 	if err != nil {
-		return nil, &WebhookVerificationError{"webhook-timestamp is not a Unix time in seconds"}
+		return &WebhookVerificationError{"webhook-timestamp is not a Unix time in seconds"}
 	}
 	skew := math.Abs(float64(cfg.now.Unix() - seconds))
 	if skew > cfg.tolerance.Seconds() {
-		return nil, &WebhookVerificationError{fmt.Sprintf("webhook-timestamp is %.0f s away from now (tolerance %s)", skew, cfg.tolerance)}
+		return &WebhookVerificationError{fmt.Sprintf("webhook-timestamp is %.0f s away from now (tolerance %s)", skew, cfg.tolerance)}
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	if err != nil {
-		return nil, &WebhookVerificationError{"the secret is not base64 after whsec_"}
+		return &WebhookVerificationError{"the secret is not base64 after whsec_"}
 	}
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(id + "." + timestamp + "."))
@@ -68,12 +102,8 @@ func VerifyWebhook(payload []byte, header http.Header, secret string, opts ...Ve
 		}
 		given, err := base64.StdEncoding.DecodeString(value)
 		if err == nil && hmac.Equal(given, expected) {
-			event := new(Event)
-			if err := json.Unmarshal(payload, event); err != nil {
-				return nil, &WebhookVerificationError{"the payload is not a JSON event: " + err.Error()}
-			}
-			return event, nil
+			return nil
 		}
 	}
-	return nil, &WebhookVerificationError{"no webhook-signature matches the payload and secret"}
+	return &WebhookVerificationError{"no webhook-signature matches the payload and secret"}
 }

@@ -756,6 +756,315 @@ export class Switchboard {
   }
 
   /**
+   * List call queues, newest first
+   *
+   * `GET /v1/queues`
+   *
+   * Required scope: `calls:read`.
+   */
+  listQueues(params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/queues`, query: page }, options), params);
+  }
+
+  /**
+   * Create a call queue
+   *
+   * `POST /v1/queues`
+   *
+   * Required scope: `calls:write`.
+   */
+  createQueue(body, options) {
+    return this.send({ method: 'POST', path: `/v1/queues`, body }, options);
+  }
+
+  /**
+   * Fetch a call queue with its size and waits
+   *
+   * `GET /v1/queues/{id}`
+   *
+   * Required scope: `calls:read`.
+   */
+  getQueue(id, options) {
+    return this.send({ method: 'GET', path: `/v1/queues/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
+   * Change a call queue (callers who join from now on see the change)
+   *
+   * `PATCH /v1/queues/{id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  updateQueue(id, body = {}, options) {
+    return this.send({ method: 'PATCH', path: `/v1/queues/${encodeURIComponent(id)}`, body }, options);
+  }
+
+  /**
+   * Delete an empty call queue
+   *
+   * `DELETE /v1/queues/{id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  deleteQueue(id, options) {
+    return this.send({ method: 'DELETE', path: `/v1/queues/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
+   * The callers waiting in a queue, next first
+   *
+   * `GET /v1/queues/{id}/members`
+   *
+   * Required scope: `calls:read`.
+   */
+  listQueueMembers(id, options) {
+    return this.send({ method: 'GET', path: `/v1/queues/${encodeURIComponent(id)}/members` }, options);
+  }
+
+  /**
+   * Take a waiting caller (or `front`, the next) and bridge it
+   *
+   * `POST /v1/queues/{id}/members/{call_id}/dequeue`
+   *
+   * With `to`, the number is dialled and bridged to the caller, whose flow goes on (its enqueue told `bridged`) once the bridge ends. With `call_id`, that call in progress takes the caller: its flow is replaced by a `dequeue` of this caller, and the two talk until one hangs up. Of concurrent dequeues of one caller, exactly one succeeds; the others get 409 queue_member_not_waiting (queue_empty for `front`).
+   *
+   * Required scope: `calls:write`.
+   */
+  dequeueQueueMember(id, callId, options) {
+    return this.send({ method: 'POST', path: `/v1/queues/${encodeURIComponent(id)}/members/${encodeURIComponent(callId)}/dequeue` }, options);
+  }
+
+  /**
+   * Take a caller out of a queue: its flow goes on after its enqueue (told `leave`)
+   *
+   * `DELETE /v1/queues/{id}/members/{call_id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  removeQueueMember(id, callId, options) {
+    return this.send({ method: 'DELETE', path: `/v1/queues/${encodeURIComponent(id)}/members/${encodeURIComponent(callId)}` }, options);
+  }
+
+  /**
+   * List conferences, newest first
+   *
+   * `GET /v1/conferences`
+   *
+   * Required scope: `calls:read`.
+   */
+  listConferences(params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/conferences`, query: page }, options), params);
+  }
+
+  /**
+   * Fetch a conference
+   *
+   * `GET /v1/conferences/{id}`
+   *
+   * Required scope: `calls:read`.
+   */
+  getConference(id, options) {
+    return this.send({ method: 'GET', path: `/v1/conferences/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
+   * End a conference: every participant goes on with its flow
+   *
+   * `POST /v1/conferences/{id}/end`
+   *
+   * Its recording, if any, stops and is processed. A conference already ended is returned as it is.
+   *
+   * Required scope: `calls:write`.
+   */
+  endConference(id, options) {
+    return this.send({ method: 'POST', path: `/v1/conferences/${encodeURIComponent(id)}/end` }, options);
+  }
+
+  /**
+   * Say something to every participant not on hold
+   *
+   * `POST /v1/conferences/{id}/announce`
+   *
+   * Required scope: `calls:write`.
+   */
+  announceToConference(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/conferences/${encodeURIComponent(id)}/announce`, body }, options);
+  }
+
+  /**
+   * List a conference's participants (present and past), newest call first
+   *
+   * `GET /v1/conferences/{id}/participants`
+   *
+   * Required scope: `calls:read`.
+   */
+  listConferenceParticipants(id, params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/conferences/${encodeURIComponent(id)}/participants`, query: page }, options), params);
+  }
+
+  /**
+   * Dial a number into the conference: it joins when it answers
+   *
+   * `POST /v1/conferences/{id}/participants`
+   *
+   * Places an outbound call (as POST /v1/calls) whose flow is the conference verb for this conference's name; conference.participant.joined follows when it answers. The response is that call.
+   *
+   * Required scope: `calls:write`.
+   */
+  dialConferenceParticipant(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/conferences/${encodeURIComponent(id)}/participants`, body }, options);
+  }
+
+  /**
+   * Fetch a participant by its call id
+   *
+   * `GET /v1/conferences/{id}/participants/{call_id}`
+   *
+   * Required scope: `calls:read`.
+   */
+  getConferenceParticipant(id, callId, options) {
+    return this.send({ method: 'GET', path: `/v1/conferences/${encodeURIComponent(id)}/participants/${encodeURIComponent(callId)}` }, options);
+  }
+
+  /**
+   * Mute, hold or make a participant a coach
+   *
+   * `PATCH /v1/conferences/{id}/participants/{call_id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  updateConferenceParticipant(id, callId, body = {}, options) {
+    return this.send({ method: 'PATCH', path: `/v1/conferences/${encodeURIComponent(id)}/participants/${encodeURIComponent(callId)}`, body }, options);
+  }
+
+  /**
+   * Remove a participant: its call goes on with the next verb of its flow
+   *
+   * `DELETE /v1/conferences/{id}/participants/{call_id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  removeConferenceParticipant(id, callId, options) {
+    return this.send({ method: 'DELETE', path: `/v1/conferences/${encodeURIComponent(id)}/participants/${encodeURIComponent(callId)}` }, options);
+  }
+
+  /**
+   * List workers, newest first
+   *
+   * `GET /v1/workers`
+   *
+   * Required scope: `calls:read`.
+   */
+  listWorkers(params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/workers`, query: page }, options), params);
+  }
+
+  /**
+   * Create a worker (a human agent queues route callers to)
+   *
+   * `POST /v1/workers`
+   *
+   * Required scope: `calls:write`.
+   */
+  createWorker(body, options) {
+    return this.send({ method: 'POST', path: `/v1/workers`, body }, options);
+  }
+
+  /**
+   * Fetch a worker
+   *
+   * `GET /v1/workers/{id}`
+   *
+   * Required scope: `calls:read`.
+   */
+  getWorker(id, options) {
+    return this.send({ method: 'GET', path: `/v1/workers/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
+   * Change a worker, or set it available or offline
+   *
+   * `PATCH /v1/workers/{id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  updateWorker(id, body = {}, options) {
+    return this.send({ method: 'PATCH', path: `/v1/workers/${encodeURIComponent(id)}`, body }, options);
+  }
+
+  /**
+   * Delete a worker that is not on a call
+   *
+   * `DELETE /v1/workers/{id}`
+   *
+   * Required scope: `calls:write`.
+   */
+  deleteWorker(id, options) {
+    return this.send({ method: 'DELETE', path: `/v1/workers/${encodeURIComponent(id)}` }, options);
+  }
+
+  /**
+   * Issue the SIP user name and a new password for the worker's softphone (shown once)
+   *
+   * `POST /v1/workers/{id}/sip_credentials`
+   *
+   * The password is in this answer only: Switchboard keeps its digest (HA1) and nothing else. Another POST issues a new password and the old one stops working at once.
+   *
+   * Required scope: `calls:write`.
+   */
+  createWorkerSipCredentials(id, options) {
+    return this.send({ method: 'POST', path: `/v1/workers/${encodeURIComponent(id)}/sip_credentials` }, options);
+  }
+
+  /**
+   * A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
+   *
+   * `GET /v1/queues/{id}/stats`
+   *
+   * Required scope: `calls:read`.
+   */
+  getQueueStats(id, params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/queues/${encodeURIComponent(id)}/stats`, query: params }, options);
+  }
+
+  /**
+   * List the media streams of a call, newest first
+   *
+   * `GET /v1/calls/{id}/streams`
+   *
+   * Required scope: `calls:read`.
+   */
+  listCallStreams(id, params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/calls/${encodeURIComponent(id)}/streams`, query: page }, options), params);
+  }
+
+  /**
+   * Stream a call's audio to a WebSocket server (media streams)
+   *
+   * `POST /v1/calls/{id}/streams`
+   *
+   * Connects to `url` (handshake signed with webhook-id, webhook-timestamp and webhook-signature) and streams the call's audio as JSON frames (docs/media-streams.md). The stream is `connecting`; call.stream.started or call.stream.failed follows.
+   *
+   * Required scope: `calls:write`.
+   */
+  startCallStream(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/streams`, body }, options);
+  }
+
+  /**
+   * Stop a media stream
+   *
+   * `POST /v1/calls/{id}/streams/{stream_id}/stop`
+   *
+   * The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes. A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.
+   *
+   * Required scope: `calls:write`.
+   */
+  stopCallStream(id, streamId, options) {
+    return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/streams/${encodeURIComponent(streamId)}/stop` }, options);
+  }
+
+  /**
    * List AI agents, newest first
    *
    * `GET /v1/ai/agents`
@@ -893,5 +1202,71 @@ export class Switchboard {
    */
   simulateInboundCall(body, options) {
     return this.send({ method: 'POST', path: `/v1/sandbox/inbound_calls`, body }, options);
+  }
+
+  /**
+   * Call volumes, answer-seizure ratio, durations and outcomes per hour or day
+   *
+   * `GET /v1/analytics/calls`
+   *
+   * Required scope: `calls:read`.
+   */
+  getCallAnalytics(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/analytics/calls`, query: params }, options);
+  }
+
+  /**
+   * Messages sent, delivered and failed, delivery rate and time to delivery per hour or day
+   *
+   * `GET /v1/analytics/messages`
+   *
+   * Required scope: `messages:read`.
+   */
+  getMessageAnalytics(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/analytics/messages`, query: params }, options);
+  }
+
+  /**
+   * Webhook deliveries, success rate, dead letters and endpoint latency per hour or day
+   *
+   * `GET /v1/analytics/webhooks`
+   *
+   * Required scope: `webhooks:read`.
+   */
+  getWebhookAnalytics(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/analytics/webhooks`, query: params }, options);
+  }
+
+  /**
+   * AI receptionist conversations, containment, transfers, messages, scores, and the questions it could not answer
+   *
+   * `GET /v1/analytics/ai`
+   *
+   * Required scope: `ai:read`.
+   */
+  getAiAnalytics(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/analytics/ai`, query: params }, options);
+  }
+
+  /**
+   * Callers that joined call queues, answered, abandoned and timed out, and their waits p50/p95 and longest
+   *
+   * `GET /v1/analytics/queues`
+   *
+   * Required scope: `calls:read`.
+   */
+  getQueueAnalytics(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/analytics/queues`, query: params }, options);
+  }
+
+  /**
+   * Usage per UTC day: call minutes, messages and segments, recordings, AI conversations
+   *
+   * `GET /v1/usage`
+   *
+   * Required scope: `account:read`.
+   */
+  getUsage(params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/usage`, query: params }, options);
   }
 }

@@ -2,7 +2,7 @@
 // document (scripts/generate-sdks); the runtime beside them is hand-written.
 export { Switchboard } from './client.js';
 export { PagePromise } from './pagination.js';
-export { verifyWebhook, DEFAULT_TOLERANCE_SECONDS } from './webhooks.js';
+export { verifyWebhook, verifyStreamHandshake, DEFAULT_TOLERANCE_SECONDS } from './webhooks.js';
 export { DEFAULTS } from './transport.js';
 export { SDK_VERSION } from './version.js';
 export * from './errors.js';

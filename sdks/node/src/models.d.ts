@@ -173,6 +173,192 @@ export interface AiAgentUpdatedEventData {
   object: Agent;
 }
 
+/**
+ * AI receptionist conversations, their outcomes and scores per UTC bucket, and the questions it could not answer.
+ */
+export interface AiAnalytics {
+  object: "ai_analytics";
+  mode: "sandbox" | "live";
+  interval: "hour" | "day";
+  /**
+   * The first instant covered (start of its UTC bucket).
+   */
+  start: string;
+  /**
+   * The end of the last bucket, exclusive.
+   */
+  end: string;
+  group_by: string | null;
+  /**
+   * The figures over the whole window.
+   */
+  totals: AiAnalyticsTotals;
+  /**
+   * Every bucket of the window in time order, empty ones included with zeros.
+   */
+  data: Array<AiAnalyticsBucket>;
+  /**
+   * The agent_id filter, or null for every agent.
+   */
+  agent_id: string | null;
+  /**
+   * Over the whole window: caller questions not answered from the knowledge, grouped by similar wording, most asked first (questions_limit groups).
+   */
+  unanswered_questions: Array<UnansweredQuestion>;
+  questions_scanned: AiAnalyticsQuestionsScanned;
+}
+
+export interface AiAnalyticsBucket {
+  /**
+   * The bucket's first instant.
+   */
+  start: string;
+  /**
+   * The bucket's end, exclusive.
+   */
+  end: string;
+  /**
+   * Conversations the AI receptionist started.
+   */
+  conversations: number;
+  /**
+   * Of those, the conversations that have ended (they have an outcome).
+   */
+  completed: number;
+  /**
+   * Ended conversations the receptionist resolved without a person (outcome resolved).
+   */
+  contained: number;
+  /**
+   * contained / completed, to 4 decimals; null without an ended conversation.
+   */
+  containment_rate: number | null;
+  /**
+   * Conversations handed to a person (outcome transferred).
+   */
+  transferred: number;
+  /**
+   * Conversations in which the receptionist took a message (outcome message_taken).
+   */
+  messages_taken: number;
+  /**
+   * Conversations the caller left unresolved (outcome abandoned).
+   */
+  abandoned: number;
+  /**
+   * Conversations scored so far.
+   */
+  scored: number;
+  /**
+   * Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+   */
+  average_score: number | null;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<AiAnalyticsGroup>;
+}
+
+export interface AiAnalyticsGroup {
+  /**
+   * The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+   */
+  value: string;
+  /**
+   * Conversations the AI receptionist started.
+   */
+  conversations: number;
+  /**
+   * Of those, the conversations that have ended (they have an outcome).
+   */
+  completed: number;
+  /**
+   * Ended conversations the receptionist resolved without a person (outcome resolved).
+   */
+  contained: number;
+  /**
+   * contained / completed, to 4 decimals; null without an ended conversation.
+   */
+  containment_rate: number | null;
+  /**
+   * Conversations handed to a person (outcome transferred).
+   */
+  transferred: number;
+  /**
+   * Conversations in which the receptionist took a message (outcome message_taken).
+   */
+  messages_taken: number;
+  /**
+   * Conversations the caller left unresolved (outcome abandoned).
+   */
+  abandoned: number;
+  /**
+   * Conversations scored so far.
+   */
+  scored: number;
+  /**
+   * Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+   */
+  average_score: number | null;
+}
+
+export interface AiAnalyticsQuestionsScanned {
+  /**
+   * Conversations whose transcripts were read for unanswered questions.
+   */
+  conversations: number;
+  /**
+   * False when the window held more conversations than are read per request (the latest ones were read).
+   */
+  complete: boolean;
+}
+
+/**
+ * The figures over the whole window.
+ */
+export interface AiAnalyticsTotals {
+  /**
+   * Conversations the AI receptionist started.
+   */
+  conversations: number;
+  /**
+   * Of those, the conversations that have ended (they have an outcome).
+   */
+  completed: number;
+  /**
+   * Ended conversations the receptionist resolved without a person (outcome resolved).
+   */
+  contained: number;
+  /**
+   * contained / completed, to 4 decimals; null without an ended conversation.
+   */
+  containment_rate: number | null;
+  /**
+   * Conversations handed to a person (outcome transferred).
+   */
+  transferred: number;
+  /**
+   * Conversations in which the receptionist took a message (outcome message_taken).
+   */
+  messages_taken: number;
+  /**
+   * Conversations the caller left unresolved (outcome abandoned).
+   */
+  abandoned: number;
+  /**
+   * Conversations scored so far.
+   */
+  scored: number;
+  /**
+   * Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+   */
+  average_score: number | null;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<AiAnalyticsGroup>;
+}
+
 export interface AiConversationCompletedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -268,6 +454,38 @@ export interface AiKnowledgeReadyEventData {
   object: KnowledgeDocument;
 }
 
+/**
+ * What every participant not on hold hears now (and the recording).
+ */
+export interface AnnounceToConferenceRequest {
+  /**
+   * Speak text to the other party.
+   */
+  say: AnnounceToConferenceRequestSay;
+}
+
+/**
+ * Speak text to the other party.
+ */
+export interface AnnounceToConferenceRequestSay {
+  /**
+   * What to speak (text-to-speech).
+   */
+  text: string;
+  /**
+   * A voice name; the default voice when unknown.
+   */
+  voice?: string;
+  /**
+   * BCP 47, e.g. en-US.
+   */
+  language?: string;
+  /**
+   * How many times to repeat it.
+   */
+  loop?: number;
+}
+
 export interface ApiKey {
   id: string;
   object: "api_key";
@@ -308,6 +526,14 @@ export interface ApiKeyList {
    * Pass as starting_after to get the next page; null on the last page.
    */
   next_cursor: string | null;
+}
+
+/**
+ * How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+ */
+export interface AttemptLatency {
+  p50: number | null;
+  p99: number | null;
 }
 
 export interface AvailableNumber {
@@ -403,6 +629,160 @@ export interface Call {
   updated_at: string;
 }
 
+/**
+ * Call volumes and outcomes per UTC bucket.
+ */
+export interface CallAnalytics {
+  object: "call_analytics";
+  mode: "sandbox" | "live";
+  interval: "hour" | "day";
+  /**
+   * The first instant covered (start of its UTC bucket).
+   */
+  start: string;
+  /**
+   * The end of the last bucket, exclusive.
+   */
+  end: string;
+  group_by: string | null;
+  /**
+   * The figures over the whole window.
+   */
+  totals: CallAnalyticsTotals;
+  /**
+   * Every bucket of the window in time order, empty ones included with zeros.
+   */
+  data: Array<CallAnalyticsBucket>;
+}
+
+export interface CallAnalyticsBucket {
+  /**
+   * The bucket's first instant.
+   */
+  start: string;
+  /**
+   * The bucket's end, exclusive.
+   */
+  end: string;
+  /**
+   * Calls placed (outbound) or received (inbound).
+   */
+  attempted: number;
+  /**
+   * Calls that were answered.
+   */
+  answered: number;
+  /**
+   * answered / attempted, to 4 decimals; null without attempts.
+   */
+  answer_seizure_ratio: number | null;
+  /**
+   * Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+   */
+  average_duration_seconds: number | null;
+  /**
+   * Talk time of the answered calls that ended.
+   */
+  total_duration_seconds: number;
+  /**
+   * Calls by their current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+   */
+  by_hangup_cause: Record<string, number>;
+  /**
+   * Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+   */
+  post_dial_delay_ms: PostDialDelay;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<CallAnalyticsGroup>;
+}
+
+export interface CallAnalyticsGroup {
+  /**
+   * The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+   */
+  value: string;
+  /**
+   * Calls placed (outbound) or received (inbound).
+   */
+  attempted: number;
+  /**
+   * Calls that were answered.
+   */
+  answered: number;
+  /**
+   * answered / attempted, to 4 decimals; null without attempts.
+   */
+  answer_seizure_ratio: number | null;
+  /**
+   * Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+   */
+  average_duration_seconds: number | null;
+  /**
+   * Talk time of the answered calls that ended.
+   */
+  total_duration_seconds: number;
+  /**
+   * Calls by their current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+   */
+  by_hangup_cause: Record<string, number>;
+  /**
+   * Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+   */
+  post_dial_delay_ms: PostDialDelay;
+}
+
+/**
+ * The figures over the whole window.
+ */
+export interface CallAnalyticsTotals {
+  /**
+   * Calls placed (outbound) or received (inbound).
+   */
+  attempted: number;
+  /**
+   * Calls that were answered.
+   */
+  answered: number;
+  /**
+   * answered / attempted, to 4 decimals; null without attempts.
+   */
+  answer_seizure_ratio: number | null;
+  /**
+   * Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+   */
+  average_duration_seconds: number | null;
+  /**
+   * Talk time of the answered calls that ended.
+   */
+  total_duration_seconds: number;
+  /**
+   * Calls by their current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+   */
+  by_hangup_cause: Record<string, number>;
+  /**
+   * Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+   */
+  post_dial_delay_ms: PostDialDelay;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<CallAnalyticsGroup>;
+}
+
 export interface CallAnsweredEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -477,6 +857,24 @@ export interface CallCompletedEvent {
 
 export interface CallCompletedEventData {
   object: Call;
+}
+
+export interface CallDequeue {
+  object: "call_dequeue";
+  /**
+   * The agent's call (this one).
+   */
+  call_id: string;
+  queue_id: string | null;
+  /**
+   * bridged: the two talked until one hung up or the time_limit; timeout: no caller was waiting; hangup: the caller hung up as it was taken; error: no such queue or caller.
+   */
+  result: "bridged" | "timeout" | "hangup" | "error";
+  /**
+   * The caller taken.
+   */
+  caller_call_id: string | null;
+  talk_seconds: number;
 }
 
 export interface CallDial {
@@ -640,7 +1038,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "agent" | "hangup";
+  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "agent" | "enqueue" | "dequeue" | "leave" | "conference" | "stream" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -747,6 +1145,33 @@ export interface CallNoAnswerEventData {
   object: Call;
 }
 
+export interface CallQueue {
+  object: "call_queue";
+  call_id: string;
+  /**
+   * Null when the queue named does not exist (result error).
+   */
+  queue_id: string | null;
+  queue_name: string;
+  /**
+   * Null on joining. bridged: a dequeue connected it (told once the bridge ends); timeout: max_wait_seconds passed; full: the queue was at max_size; hangup: the caller hung up; leave: a leave verb or DELETE .../members/{call_id}; error: the queue does not exist, or the bridge could not be made.
+   */
+  result: string | null;
+  /**
+   * On joining: 1 is next.
+   */
+  position: number | null;
+  priority: number;
+  /**
+   * Seconds it waited in the queue (0 on joining).
+   */
+  wait_seconds: number;
+  /**
+   * Why, for error.
+   */
+  detail: string | null;
+}
+
 export interface CallQueuedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -764,6 +1189,44 @@ export interface CallQueuedEvent {
 
 export interface CallQueuedEventData {
   object: Call;
+}
+
+export interface CallQueueJoinedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.queue.joined";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallQueueJoinedEventData;
+}
+
+export interface CallQueueJoinedEventData {
+  object: CallQueue;
+}
+
+export interface CallQueueLeftEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.queue.left";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallQueueLeftEventData;
+}
+
+export interface CallQueueLeftEventData {
+  object: CallQueue;
 }
 
 export interface CallRecordingDeletedEvent {
@@ -956,6 +1419,63 @@ export interface CallRingingEventData {
   object: Call;
 }
 
+export interface CallStreamFailedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.stream.failed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallStreamFailedEventData;
+}
+
+export interface CallStreamFailedEventData {
+  object: Stream;
+}
+
+export interface CallStreamStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.stream.started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallStreamStartedEventData;
+}
+
+export interface CallStreamStartedEventData {
+  object: Stream;
+}
+
+export interface CallStreamStoppedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.stream.stopped";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallStreamStoppedEventData;
+}
+
+export interface CallStreamStoppedEventData {
+  object: Stream;
+}
+
 export interface CallTransferFailedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -1027,6 +1547,205 @@ export interface CallTransferStartedEvent {
 
 export interface CallTransferStartedEventData {
   object: Call;
+}
+
+export interface Conference {
+  id: string;
+  object: "conference";
+  mode: "sandbox" | "live";
+  /**
+   * The name its conference verbs join it by (one open per account and mode).
+   */
+  name: string;
+  /**
+   * waiting: no start_on_enter participant yet (everyone hears the wait audio); in_progress: participants hear each other; completed: ended.
+   */
+  status: "waiting" | "in_progress" | "completed";
+  /**
+   * Participants in it now.
+   */
+  participant_count: number;
+  max_participants: number;
+  /**
+   * Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
+   */
+  recording_id: string | null;
+  /**
+   * Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+   */
+  end_reason: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  started_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  ended_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+export interface ConferenceEndedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "conference.ended";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: ConferenceEndedEventData;
+}
+
+export interface ConferenceEndedEventData {
+  object: Conference;
+}
+
+export interface ConferenceList {
+  object: "list";
+  data: Array<Conference>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+export interface ConferenceParticipant {
+  object: "conference_participant";
+  /**
+   * The participant's call (participants are addressed by it).
+   */
+  call_id: string;
+  conference_id: string;
+  status: "joined" | "left";
+  /**
+   * Nobody hears it.
+   */
+  muted: boolean;
+  /**
+   * It hears the hold audio and nobody hears it.
+   */
+  hold: boolean;
+  /**
+   * A coach: only this participant hears it.
+   */
+  coach_call_id: string | null;
+  start_on_enter: boolean;
+  end_on_exit: boolean;
+  beep: boolean;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  joined_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  left_at: string | null;
+  /**
+   * removed: DELETE .../participants/{call_id} (its flow went on); conference_ended: the conference ended (its flow went on); flow_updated: POST /v1/calls/{id}/flow; hangup: the call ended.
+   */
+  left_reason: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+export interface ConferenceParticipantJoinedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "conference.participant.joined";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: ConferenceParticipantJoinedEventData;
+}
+
+export interface ConferenceParticipantJoinedEventData {
+  object: ConferenceParticipant;
+}
+
+export interface ConferenceParticipantLeftEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "conference.participant.left";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: ConferenceParticipantLeftEventData;
+}
+
+export interface ConferenceParticipantLeftEventData {
+  object: ConferenceParticipant;
+}
+
+export interface ConferenceParticipantList {
+  object: "list";
+  data: Array<ConferenceParticipant>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+export interface ConferenceParticipantUpdatedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "conference.participant.updated";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: ConferenceParticipantUpdatedEventData;
+}
+
+export interface ConferenceParticipantUpdatedEventData {
+  object: ConferenceParticipant;
+}
+
+export interface ConferenceStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "conference.started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: ConferenceStartedEventData;
+}
+
+export interface ConferenceStartedEventData {
+  object: Conference;
 }
 
 export interface Conversation {
@@ -1199,7 +1918,7 @@ export interface CreateAgentRequest {
   /**
    * When the receptionist transfers callers; outside these hours it plays `after_hours_message` and takes messages. null: always open.
    */
-  business_hours?: CreateAgentRequestBusinessHours;
+  business_hours?: CreateAgentRequestBusinessHours | null;
   after_hours_message?: string;
   /**
    * Numbers this agent answers; replaces the current set on update.
@@ -1354,13 +2073,43 @@ export interface CreatePortRequestServiceAddress {
   country: string;
 }
 
+/**
+ * At most one of wait_flow and wait_url; with neither, callers hear a short hold message, looped.
+ */
+export interface CreateQueueRequest {
+  /**
+   * Unique per account and mode; flows name the queue by it.
+   */
+  name: string;
+  /**
+   * Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+   */
+  max_size?: number;
+  /**
+   * A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+   */
+  max_wait_seconds?: number;
+  /**
+   * What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
+   */
+  wait_flow?: Array<unknown>;
+  /**
+   * Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the start of each pass.
+   */
+  wait_url?: string;
+  /**
+   * Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+   */
+  routing?: QueueRouting;
+}
+
 export interface CreateWebhookListenSessionRequest {
   /**
    * The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
    */
   forward_to: string;
   /**
-   * Default ["*"].
+   * Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
    */
   events?: Array<string>;
   description?: string | null;
@@ -1372,7 +2121,7 @@ export interface CreateWebhookRequest {
    */
   url: string;
   /**
-   * Default ["*"].
+   * Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
    */
   events?: Array<string>;
   description?: string | null;
@@ -1416,10 +2165,77 @@ export interface CreateWebhookResponse {
   secret: string;
 }
 
+/**
+ * A new worker is offline unless `status` says available.
+ */
+export interface CreateWorkerRequest {
+  name: string;
+  /**
+   * What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
+   */
+  skills?: Array<string>;
+  /**
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   */
+  reach: unknown;
+  /**
+   * available or offline; busy and wrap_up are set by Switchboard around calls.
+   */
+  status?: "available" | "offline";
+  /**
+   * Seconds an offered call rings the worker before it counts as missed. Default 20.
+   */
+  ring_timeout_seconds?: number;
+  /**
+   * Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 10.
+   */
+  wrap_up_seconds?: number;
+}
+
+export interface DeletedQueue {
+  id: string;
+  object: "queue";
+  deleted: boolean;
+}
+
+export interface DeletedWorker {
+  id: string;
+  object: "worker";
+  deleted: boolean;
+}
+
 export interface DeleteWebhookResponse {
   id: string;
   object: "webhook_endpoint";
   deleted: boolean;
+}
+
+/**
+ * From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+ */
+export interface DeliveryTimes {
+  p50: number | null;
+  p95: number | null;
+}
+
+export interface DialConferenceParticipantRequest {
+  /**
+   * The number to call; it joins the conference when it answers. E.164.
+   */
+  to: string;
+  /**
+   * A voice number of the account the call comes from. E.164.
+   */
+  from: string;
+  muted?: boolean;
+  /**
+   * The new participant coaches this one (heard by it only).
+   */
+  coach_call_id?: string;
+  /**
+   * Where the new call's events go.
+   */
+  webhook_url?: string;
 }
 
 export interface Event {
@@ -1666,6 +2482,184 @@ export interface Message {
    * RFC 3339 UTC timestamp.
    */
   canceled_at: string | null;
+}
+
+/**
+ * Message volumes, delivery and time to delivery per UTC bucket.
+ */
+export interface MessageAnalytics {
+  object: "message_analytics";
+  mode: "sandbox" | "live";
+  interval: "hour" | "day";
+  /**
+   * The first instant covered (start of its UTC bucket).
+   */
+  start: string;
+  /**
+   * The end of the last bucket, exclusive.
+   */
+  end: string;
+  group_by: string | null;
+  /**
+   * The figures over the whole window.
+   */
+  totals: MessageAnalyticsTotals;
+  /**
+   * Every bucket of the window in time order, empty ones included with zeros.
+   */
+  data: Array<MessageAnalyticsBucket>;
+}
+
+export interface MessageAnalyticsBucket {
+  /**
+   * The bucket's first instant.
+   */
+  start: string;
+  /**
+   * The bucket's end, exclusive.
+   */
+  end: string;
+  /**
+   * Messages sent through the API.
+   */
+  outbound: number;
+  /**
+   * Messages received.
+   */
+  inbound: number;
+  /**
+   * Outbound messages the network accepted (status sent, delivered, read or undelivered).
+   */
+  sent: number;
+  /**
+   * Outbound messages delivered (status delivered or read).
+   */
+  delivered: number;
+  /**
+   * Outbound messages that failed or were undelivered.
+   */
+  failed: number;
+  /**
+   * delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+   */
+  delivery_rate: number | null;
+  /**
+   * Segments of the outbound messages.
+   */
+  segments: number;
+  /**
+   * From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+   */
+  time_to_delivery_ms: DeliveryTimes;
+  /**
+   * Messages (both directions) by current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Failed and undelivered outbound messages by error_code; only codes seen.
+   */
+  by_error_code: Record<string, number>;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<MessageAnalyticsGroup>;
+}
+
+export interface MessageAnalyticsGroup {
+  /**
+   * The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+   */
+  value: string;
+  /**
+   * Messages sent through the API.
+   */
+  outbound: number;
+  /**
+   * Messages received.
+   */
+  inbound: number;
+  /**
+   * Outbound messages the network accepted (status sent, delivered, read or undelivered).
+   */
+  sent: number;
+  /**
+   * Outbound messages delivered (status delivered or read).
+   */
+  delivered: number;
+  /**
+   * Outbound messages that failed or were undelivered.
+   */
+  failed: number;
+  /**
+   * delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+   */
+  delivery_rate: number | null;
+  /**
+   * Segments of the outbound messages.
+   */
+  segments: number;
+  /**
+   * From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+   */
+  time_to_delivery_ms: DeliveryTimes;
+  /**
+   * Messages (both directions) by current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Failed and undelivered outbound messages by error_code; only codes seen.
+   */
+  by_error_code: Record<string, number>;
+}
+
+/**
+ * The figures over the whole window.
+ */
+export interface MessageAnalyticsTotals {
+  /**
+   * Messages sent through the API.
+   */
+  outbound: number;
+  /**
+   * Messages received.
+   */
+  inbound: number;
+  /**
+   * Outbound messages the network accepted (status sent, delivered, read or undelivered).
+   */
+  sent: number;
+  /**
+   * Outbound messages delivered (status delivered or read).
+   */
+  delivered: number;
+  /**
+   * Outbound messages that failed or were undelivered.
+   */
+  failed: number;
+  /**
+   * delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without any.
+   */
+  delivery_rate: number | null;
+  /**
+   * Segments of the outbound messages.
+   */
+  segments: number;
+  /**
+   * From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries.
+   */
+  time_to_delivery_ms: DeliveryTimes;
+  /**
+   * Messages (both directions) by current status; every status is present.
+   */
+  by_status: Record<string, number>;
+  /**
+   * Failed and undelivered outbound messages by error_code; only codes seen.
+   */
+  by_error_code: Record<string, number>;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<MessageAnalyticsGroup>;
 }
 
 export interface MessageCanceledEvent {
@@ -2236,6 +3230,14 @@ export interface PortServiceAddress {
   country: string;
 }
 
+/**
+ * Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none).
+ */
+export interface PostDialDelay {
+  p50: number | null;
+  p95: number | null;
+}
+
 export interface PressKeysOnSandboxCallRequest {
   /**
    * Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
@@ -2307,16 +3309,379 @@ export interface PushKnowledgeResponse {
   next_cursor: unknown;
 }
 
+export interface Queue {
+  id: string;
+  object: "queue";
+  mode: "sandbox" | "live";
+  name: string;
+  max_size: number;
+  max_wait_seconds: number | null;
+  /**
+   * What callers hear while they wait, looped (unless their enqueue verb brings its own); [] when the queue has none.
+   */
+  wait_flow: Array<unknown>;
+  /**
+   * Answers the wait flow instead, asked at the start of each pass.
+   */
+  wait_url: string | null;
+  /**
+   * Callers waiting now.
+   */
+  current_size: number;
+  /**
+   * Average of how long the callers waiting now have waited (0 when none).
+   */
+  average_wait_seconds: number;
+  /**
+   * How long the longest waiting caller has waited (0 when none).
+   */
+  oldest_wait_seconds: number;
+  /**
+   * Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+   */
+  routing: QueueRouting | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+/**
+ * Call queue figures per UTC bucket: callers that joined, how their wait ended, and how long they waited.
+ */
+export interface QueueAnalytics {
+  object: "queue_analytics";
+  mode: "sandbox" | "live";
+  interval: "hour" | "day";
+  /**
+   * The first instant covered (start of its UTC bucket).
+   */
+  start: string;
+  /**
+   * The end of the last bucket, exclusive.
+   */
+  end: string;
+  group_by: string | null;
+  /**
+   * The figures over the whole window.
+   */
+  totals: QueueAnalyticsTotals;
+  /**
+   * Every bucket of the window in time order, empty ones included with zeros.
+   */
+  data: Array<QueueAnalyticsBucket>;
+  /**
+   * The queue_id filter, or null for every queue.
+   */
+  queue_id: string | null;
+}
+
+export interface QueueAnalyticsBucket {
+  /**
+   * The bucket's first instant.
+   */
+  start: string;
+  /**
+   * The bucket's end, exclusive.
+   */
+  end: string;
+  /**
+   * Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+   */
+  entered: number;
+  /**
+   * Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+   */
+  answered: number;
+  /**
+   * Callers who hung up while waiting.
+   */
+  abandoned: number;
+  /**
+   * Callers whose max_wait_seconds passed.
+   */
+  timed_out: number;
+  /**
+   * Callers still in the queue now (waiting, or held for a dequeue).
+   */
+  waiting: number;
+  /**
+   * answered / callers whose wait ended, to 4 decimals; null without any.
+   */
+  answer_rate: number | null;
+  /**
+   * How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+   */
+  wait_seconds: QueueWaits;
+  /**
+   * The longest wait that ended; null without any.
+   */
+  longest_wait_seconds: number | null;
+  /**
+   * Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+   */
+  by_result: Record<string, number>;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<QueueAnalyticsGroup>;
+}
+
+export interface QueueAnalyticsGroup {
+  /**
+   * The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+   */
+  value: string;
+  /**
+   * Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+   */
+  entered: number;
+  /**
+   * Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+   */
+  answered: number;
+  /**
+   * Callers who hung up while waiting.
+   */
+  abandoned: number;
+  /**
+   * Callers whose max_wait_seconds passed.
+   */
+  timed_out: number;
+  /**
+   * Callers still in the queue now (waiting, or held for a dequeue).
+   */
+  waiting: number;
+  /**
+   * answered / callers whose wait ended, to 4 decimals; null without any.
+   */
+  answer_rate: number | null;
+  /**
+   * How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+   */
+  wait_seconds: QueueWaits;
+  /**
+   * The longest wait that ended; null without any.
+   */
+  longest_wait_seconds: number | null;
+  /**
+   * Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+   */
+  by_result: Record<string, number>;
+}
+
+/**
+ * The figures over the whole window.
+ */
+export interface QueueAnalyticsTotals {
+  /**
+   * Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was full never joined.
+   */
+  entered: number;
+  /**
+   * Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+   */
+  answered: number;
+  /**
+   * Callers who hung up while waiting.
+   */
+  abandoned: number;
+  /**
+   * Callers whose max_wait_seconds passed.
+   */
+  timed_out: number;
+  /**
+   * Callers still in the queue now (waiting, or held for a dequeue).
+   */
+  waiting: number;
+  /**
+   * answered / callers whose wait ended, to 4 decimals; null without any.
+   */
+  answer_rate: number | null;
+  /**
+   * How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+   */
+  wait_seconds: QueueWaits;
+  /**
+   * The longest wait that ended; null without any.
+   */
+  longest_wait_seconds: number | null;
+  /**
+   * Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+   */
+  by_result: Record<string, number>;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<QueueAnalyticsGroup>;
+}
+
+export interface QueueList {
+  object: "list";
+  data: Array<Queue>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+export interface QueueMember {
+  object: "queue_member";
+  call_id: string;
+  queue_id: string;
+  /**
+   * waiting; reserved: a dequeue to a call in progress holds it until that call's flow takes it; bridged: taken and connected; left: its stay ended (`result` says how).
+   */
+  status: "waiting" | "reserved" | "bridged" | "left";
+  /**
+   * 1 is next; null once it is no longer waiting.
+   */
+  position: number | null;
+  priority: number;
+  /**
+   * How long it has waited (until it was taken or left).
+   */
+  wait_seconds: number;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  enqueued_at: string;
+  /**
+   * How its stay ended (null while in the queue).
+   */
+  result: string | null;
+  /**
+   * The call in progress that took it (reserved or bridged).
+   */
+  bridged_call_id: string | null;
+  /**
+   * The number dialled for it by a dequeue with `to`.
+   */
+  dequeued_to: string | null;
+}
+
+export interface QueueMemberList {
+  object: "list";
+  data: Array<QueueMember>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+/**
+ * Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+ */
+export interface QueueRouting {
+  /**
+   * longest_idle: the worker available the longest; round_robin: the worker offered a caller least recently.
+   */
+  strategy?: "longest_idle" | "round_robin";
+  /**
+   * A worker must have every one of these skills.
+   */
+  required_skills?: Array<string>;
+  /**
+   * Only these workers (else any with the skills).
+   */
+  worker_ids?: Array<string>;
+  /**
+   * The answer time the queue's service level counts against.
+   */
+  service_level_seconds?: number;
+  /**
+   * A worker who lets an offer ring out: stays available (behind the other idle workers) or goes offline.
+   */
+  on_missed?: "available" | "offline";
+}
+
+export interface QueueStats {
+  object: "queue_stats";
+  queue_id: string;
+  window_minutes: number;
+  /**
+   * Callers in the queue now.
+   */
+  waiting: number;
+  /**
+   * How long the longest waiting caller has waited (0 when none).
+   */
+  oldest_wait_seconds: number;
+  /**
+   * Callers bridged (to a worker, a dequeue or a dialled number) in the window.
+   */
+  answered: number;
+  /**
+   * Callers who hung up while waiting, in the window.
+   */
+  abandoned: number;
+  /**
+   * abandoned / (answered + abandoned); 0 when neither.
+   */
+  abandonment_rate: number;
+  /**
+   * Average wait of the answered callers.
+   */
+  average_speed_of_answer_seconds: number;
+  /**
+   * The queue's routing.service_level_seconds (20 without routing).
+   */
+  service_level_seconds: number;
+  /**
+   * Callers answered within service_level_seconds / (answered + abandoned); 0 when neither.
+   */
+  service_level: number;
+  /**
+   * Average time from the bridge to the end of the caller's call, of answered callers whose call ended.
+   */
+  average_handle_seconds: number;
+  /**
+   * Workers the queue's routing may offer callers to (all workers of the mode without routing), by status.
+   */
+  workers: QueueStatsWorkers;
+}
+
+/**
+ * Workers the queue's routing may offer callers to (all workers of the mode without routing), by status.
+ */
+export interface QueueStatsWorkers {
+  available: number;
+  busy: number;
+  wrap_up: number;
+  offline: number;
+}
+
+/**
+ * How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds.
+ */
+export interface QueueWaits {
+  p50: number | null;
+  p95: number | null;
+}
+
 export interface Recording {
   id: string;
   object: "recording";
   mode: "sandbox" | "live";
+  /**
+   * The call recorded; for a conference's recording, the participant whose join started it.
+   */
   call_id: string;
+  /**
+   * A conference's recording (source conference): the conference. Null for a call's recording.
+   */
+  conference_id: string | null;
   status: "recording" | "paused" | "stopped" | "processing" | "ready" | "failed" | "deleted";
   /**
-   * record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb (the other party only, mono).
+   * record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb (the other party only, mono); conference: a conference's `record: true` (one channel: what the room hears, from its start to its end).
    */
-  source: "record" | "api" | "flow";
+  source: "record" | "api" | "flow" | "conference";
   format: "wav";
   /**
    * 2 = dual channel (0 caller, 1 called party), 1 = mono mix.
@@ -2727,6 +4092,27 @@ export interface SimulateInboundMessageRequest {
   media_urls?: Array<string>;
 }
 
+export interface SipCredentials {
+  object: "sip_credentials";
+  worker_id: string;
+  /**
+   * The SIP user name (the worker's reach.sip_user).
+   */
+  username: string;
+  /**
+   * Shown once: Switchboard keeps only its digest (HA1). A new POST replaces it.
+   */
+  password: string;
+  /**
+   * The digest realm Switchboard challenges with.
+   */
+  realm: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+}
+
 export interface SpeakOnSandboxCallRequest {
   /**
    * What the other party says; a gather listening for speech hears exactly this text.
@@ -2741,6 +4127,92 @@ export interface StartCallRecordingRequest {
   channels?: number;
 }
 
+export interface StartCallStreamRequest {
+  /**
+   * The WebSocket server: wss:// to a public address on live calls; the sandbox also allows ws:// and loopback. The same URL policy (and SSRF rules) as webhook URLs.
+   */
+  url: string;
+  /**
+   * What the server hears: inbound (the other party), outbound (what the call plays to it), or both. Default inbound.
+   */
+  track?: "inbound" | "outbound" | "both";
+  /**
+   * The app may send audio back (media, mark, clear, stop). A bidirectional stream of a flow holds the call until the server closes the socket or sends stop; one per call.
+   */
+  bidirectional?: boolean;
+  /**
+   * Audio of media frames both ways: G.711 µ-law 8 kHz, or 16-bit little-endian PCM at 8 or 16 kHz. Default mulaw_8000.
+   */
+  format?: "mulaw_8000" | "l16_8000" | "l16_16000";
+  /**
+   * Custom parameters, sent in the start frame.
+   */
+  parameters?: Record<string, string>;
+  /**
+   * Also receives this stream's call.stream.* events (signed like every webhook).
+   */
+  status_url?: string;
+}
+
+export interface Stream {
+  id: string;
+  object: "stream";
+  mode: "sandbox" | "live";
+  call_id: string;
+  /**
+   * connecting, then started; stopped (see reason) or failed (see reason and error).
+   */
+  status: "connecting" | "started" | "stopped" | "failed";
+  /**
+   * api: POST /v1/calls/{id}/streams; flow: a flow's stream verb.
+   */
+  source: "api" | "flow";
+  url: string;
+  track: "inbound" | "outbound" | "both";
+  format: "mulaw_8000" | "l16_8000" | "l16_16000";
+  bidirectional: boolean;
+  parameters: Record<string, string>;
+  status_url: string | null;
+  /**
+   * Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
+   */
+  reason: string | null;
+  /**
+   * Why it failed, in a sentence.
+   */
+  error: string | null;
+  /**
+   * Frames to the server dropped because its socket's send buffer was full (a slow server never delays the call).
+   */
+  dropped_frames: number;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  started_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  ended_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+export interface StreamList {
+  object: "list";
+  data: Array<Stream>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
 export interface TransferCallRequest {
   /**
    * Number to hand the called party over to. E.164, e.g. +14155550100 (checked with libphonenumber).
@@ -2750,6 +4222,32 @@ export interface TransferCallRequest {
    * Seconds to let the target ring.
    */
   timeout?: number;
+}
+
+/**
+ * Caller questions the receptionist could not answer from its knowledge, grouped by similar wording.
+ */
+export interface UnansweredQuestion {
+  /**
+   * The wording callers used most for this question.
+   */
+  question: string;
+  /**
+   * How many times callers asked it (in any wording of the group) without an answer from the knowledge.
+   */
+  count: number;
+  /**
+   * Up to 3 other wordings of the same question, most asked first.
+   */
+  examples: Array<string>;
+  /**
+   * Up to 5 conversations it was asked in, latest first.
+   */
+  conversation_ids: Array<string>;
+  /**
+   * When the latest of those conversations started.
+   */
+  last_asked_at: string;
 }
 
 export interface UpdateAgentRequest {
@@ -2802,6 +4300,21 @@ export interface UpdateCallFlowRequest {
    * Where to fetch the new flow: a signed POST with `reason: "update"`, like every flow webhook. Not with flow.
    */
   url?: string;
+}
+
+/**
+ * The fields to change; those left out stay as they are (an empty body changes nothing).
+ */
+export interface UpdateConferenceParticipantRequest {
+  muted?: boolean;
+  /**
+   * Held: it hears the hold tone and nobody hears it.
+   */
+  hold?: boolean;
+  /**
+   * A participant of the same conference only it is heard by (whisper); null: heard by everyone again.
+   */
+  coach_call_id?: string | null;
 }
 
 export interface UpdateKeyRequest {
@@ -2859,6 +4372,36 @@ export interface UpdatePortRequestServiceAddress {
   country: string;
 }
 
+/**
+ * Changes apply to callers who join from now on.
+ */
+export interface UpdateQueueRequest {
+  /**
+   * Unique per account and mode; flows name the queue by it.
+   */
+  name?: string;
+  /**
+   * Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+   */
+  max_size?: number;
+  /**
+   * A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+   */
+  max_wait_seconds?: number | null;
+  /**
+   * The new wait flow; [] removes it.
+   */
+  wait_flow?: Array<unknown>;
+  /**
+   * Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the start of each pass.
+   */
+  wait_url?: string | null;
+  /**
+   * Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker.
+   */
+  routing?: QueueRouting | null;
+}
+
 export interface UpdateWebhookRequest {
   /**
    * https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
@@ -2870,6 +4413,318 @@ export interface UpdateWebhookRequest {
    * true re-enables an endpoint disabled after a 410.
    */
   enabled?: boolean;
+}
+
+/**
+ * A worker in wrap_up may be made available early; a busy worker cannot go offline until its call ends.
+ */
+export interface UpdateWorkerRequest {
+  name?: string;
+  /**
+   * What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
+   */
+  skills?: Array<string>;
+  /**
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   */
+  reach?: unknown;
+  /**
+   * available or offline; busy and wrap_up are set by Switchboard around calls.
+   */
+  status?: "available" | "offline";
+  /**
+   * Seconds an offered call rings the worker before it counts as missed. Default 20.
+   */
+  ring_timeout_seconds?: number;
+  /**
+   * Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 10.
+   */
+  wrap_up_seconds?: number;
+}
+
+/**
+ * The account's usage in the key's mode, per UTC day.
+ */
+export interface Usage {
+  object: "usage";
+  mode: "sandbox" | "live";
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  start: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  end: string;
+  /**
+   * The usage over the whole window.
+   */
+  totals: UsageTotals;
+  /**
+   * One usage record per UTC day, empty days included with zeros.
+   */
+  data: Array<UsageRecord>;
+}
+
+export interface UsageCallMinutes {
+  calls: number;
+  answered: number;
+  /**
+   * Talk time.
+   */
+  seconds: number;
+  /**
+   * Billable minutes: each call rounded up to a whole minute.
+   */
+  minutes: number;
+}
+
+export interface UsageChannel {
+  outbound: number;
+  inbound: number;
+  /**
+   * Segments, both directions.
+   */
+  segments: number;
+}
+
+/**
+ * One UTC day of usage.
+ */
+export interface UsageRecord {
+  object: "usage_record";
+  /**
+   * The UTC day, YYYY-MM-DD.
+   */
+  date: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  start: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  end: string;
+  calls: UsageRecordCalls;
+  messages: UsageRecordMessages;
+  recordings: UsageRecordRecordings;
+  /**
+   * AI receptionist conversations started.
+   */
+  ai_conversations: number;
+}
+
+export interface UsageRecordCalls {
+  outbound: UsageCallMinutes;
+  inbound: UsageCallMinutes;
+}
+
+export interface UsageRecordMessages {
+  sms: UsageChannel;
+  mms: UsageChannel;
+  whatsapp: UsageChannel;
+}
+
+export interface UsageRecordRecordings {
+  count: number;
+  /**
+   * Recorded time of the recordings started that day (deleted ones excluded).
+   */
+  seconds: number;
+  /**
+   * Bytes those recordings keep stored.
+   */
+  bytes: number;
+}
+
+/**
+ * The usage over the whole window.
+ */
+export interface UsageTotals {
+  calls: UsageTotalsCalls;
+  messages: UsageTotalsMessages;
+  recordings: UsageTotalsRecordings;
+  /**
+   * AI receptionist conversations started.
+   */
+  ai_conversations: number;
+}
+
+export interface UsageTotalsCalls {
+  outbound: UsageCallMinutes;
+  inbound: UsageCallMinutes;
+}
+
+export interface UsageTotalsMessages {
+  sms: UsageChannel;
+  mms: UsageChannel;
+  whatsapp: UsageChannel;
+}
+
+export interface UsageTotalsRecordings {
+  count: number;
+  /**
+   * Recorded time of the recordings started that day (deleted ones excluded).
+   */
+  seconds: number;
+  /**
+   * Bytes those recordings keep stored.
+   */
+  bytes: number;
+}
+
+/**
+ * Webhook deliveries, their outcomes and endpoint latency per UTC bucket.
+ */
+export interface WebhookAnalytics {
+  object: "webhook_analytics";
+  mode: "sandbox" | "live";
+  interval: "hour" | "day";
+  /**
+   * The first instant covered (start of its UTC bucket).
+   */
+  start: string;
+  /**
+   * The end of the last bucket, exclusive.
+   */
+  end: string;
+  group_by: string | null;
+  /**
+   * The figures over the whole window.
+   */
+  totals: WebhookAnalyticsTotals;
+  /**
+   * Every bucket of the window in time order, empty ones included with zeros.
+   */
+  data: Array<WebhookAnalyticsBucket>;
+}
+
+export interface WebhookAnalyticsBucket {
+  /**
+   * The bucket's first instant.
+   */
+  start: string;
+  /**
+   * The bucket's end, exclusive.
+   */
+  end: string;
+  /**
+   * Deliveries of the events created in the bucket (one per event and endpoint).
+   */
+  deliveries: number;
+  /**
+   * Deliveries an endpoint accepted (2xx).
+   */
+  succeeded: number;
+  /**
+   * Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+   */
+  failed: number;
+  /**
+   * Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+   */
+  dead_lettered: number;
+  /**
+   * Deliveries waiting for their first or next attempt.
+   */
+  pending: number;
+  /**
+   * succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+   */
+  success_rate: number | null;
+  /**
+   * HTTP attempts made for those deliveries, retries and replays included.
+   */
+  attempts: number;
+  /**
+   * How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+   */
+  attempt_latency_ms: AttemptLatency;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<WebhookAnalyticsGroup>;
+}
+
+export interface WebhookAnalyticsGroup {
+  /**
+   * The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, endpoint, event type, agent or queue id).
+   */
+  value: string;
+  /**
+   * Deliveries of the events created in the bucket (one per event and endpoint).
+   */
+  deliveries: number;
+  /**
+   * Deliveries an endpoint accepted (2xx).
+   */
+  succeeded: number;
+  /**
+   * Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+   */
+  failed: number;
+  /**
+   * Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+   */
+  dead_lettered: number;
+  /**
+   * Deliveries waiting for their first or next attempt.
+   */
+  pending: number;
+  /**
+   * succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+   */
+  success_rate: number | null;
+  /**
+   * HTTP attempts made for those deliveries, retries and replays included.
+   */
+  attempts: number;
+  /**
+   * How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+   */
+  attempt_latency_ms: AttemptLatency;
+}
+
+/**
+ * The figures over the whole window.
+ */
+export interface WebhookAnalyticsTotals {
+  /**
+   * Deliveries of the events created in the bucket (one per event and endpoint).
+   */
+  deliveries: number;
+  /**
+   * Deliveries an endpoint accepted (2xx).
+   */
+  succeeded: number;
+  /**
+   * Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+   */
+  failed: number;
+  /**
+   * Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+   */
+  dead_lettered: number;
+  /**
+   * Deliveries waiting for their first or next attempt.
+   */
+  pending: number;
+  /**
+   * succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+   */
+  success_rate: number | null;
+  /**
+   * HTTP attempts made for those deliveries, retries and replays included.
+   */
+  attempts: number;
+  /**
+   * How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts.
+   */
+  attempt_latency_ms: AttemptLatency;
+  /**
+   * With group_by only: one entry per value seen, sorted by value.
+   */
+  groups?: Array<WebhookAnalyticsGroup>;
 }
 
 export interface WebhookDelivery {
@@ -3050,5 +4905,152 @@ export interface WebhookTestEventData {
   object: WebhookTest;
 }
 
+export interface Worker {
+  id: string;
+  object: "worker";
+  mode: "sandbox" | "live";
+  name: string;
+  skills: Array<string>;
+  /**
+   * available: may be offered callers; busy: on a call (set by Switchboard); wrap_up: after a call, for wrap_up_seconds; offline.
+   */
+  status: "available" | "busy" | "wrap_up" | "offline";
+  /**
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   */
+  reach: unknown;
+  ring_timeout_seconds: number;
+  wrap_up_seconds: number;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  last_idle_at: string | null;
+  /**
+   * The call the worker is on while busy.
+   */
+  current_call_id: string | null;
+  /**
+   * The caller being offered to the worker now (its phone is ringing); null when none.
+   */
+  offer: WorkerOffer | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  status_changed_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  sip_credentials_created_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+export interface WorkerConnectedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "worker.connected";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: WorkerConnectedEventData;
+}
+
+export interface WorkerConnectedEventData {
+  object: Worker;
+}
+
+export interface WorkerList {
+  object: "list";
+  data: Array<Worker>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+export interface WorkerMissedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "worker.missed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: WorkerMissedEventData;
+}
+
+export interface WorkerMissedEventData {
+  object: Worker;
+}
+
+/**
+ * The caller being offered to the worker now (its phone is ringing); null when none.
+ */
+export interface WorkerOffer {
+  /**
+   * The call ringing the worker.
+   */
+  call_id: string;
+  /**
+   * The waiting caller it offers.
+   */
+  caller_call_id: string | null;
+  queue_id: string | null;
+}
+
+export interface WorkerOfferedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "worker.offered";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: WorkerOfferedEventData;
+}
+
+export interface WorkerOfferedEventData {
+  object: Worker;
+}
+
+export interface WorkerStatusChangedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "worker.status_changed";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: WorkerStatusChangedEventData;
+}
+
+export interface WorkerStatusChangedEventData {
+  object: Worker;
+}
+
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.processing" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.transfer_failed" | "call.transfer_started" | "call.transferred" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queue.joined" | "call.queue.left" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.processing" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.stream.failed" | "call.stream.started" | "call.stream.stopped" | "call.transfer_failed" | "call.transfer_started" | "call.transferred" | "conference.ended" | "conference.participant.joined" | "conference.participant.left" | "conference.participant.updated" | "conference.started" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test" | "worker.connected" | "worker.missed" | "worker.offered" | "worker.status_changed";

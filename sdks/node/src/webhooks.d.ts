@@ -11,3 +11,11 @@ export function verifyWebhook(
   secret: string,
   options?: { toleranceSeconds?: number; now?: number },
 ): Event;
+
+/** Verifies a media stream's signed WebSocket handshake for `url` (the stream's url as given); returns the stream id; throws WebhookVerificationError. */
+export function verifyStreamHandshake(
+  url: string,
+  headers: WebhookHeaders,
+  secret: string,
+  options?: { toleranceSeconds?: number; now?: number },
+): string;

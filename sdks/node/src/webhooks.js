@@ -11,7 +11,24 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
  * Returns the parsed event when the signature verifies, else throws WebhookVerificationError.
  * `payload` must be the body exactly as received (string or bytes), never re-serialised JSON.
  */
-export function verifyWebhook(payload, headers, secret, { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() } = {}) {
+export function verifyWebhook(payload, headers, secret, options = {}) {
+  return JSON.parse(verifiedBody(payload, headers, secret, options).toString('utf8'));
+}
+
+/**
+ * Verifies the signed handshake of a media stream (docs/media-streams.md): the signature covers
+ * the compact JSON {"stream_id": <webhook-id>, "url": <the stream's url as given>}. Returns the
+ * stream id, else throws WebhookVerificationError.
+ */
+export function verifyStreamHandshake(url, headers, secret, options = {}) {
+  const get = (name) => (typeof headers?.get === 'function' ? headers.get(name) : headers?.[name] ?? headers?.[name.toLowerCase()]);
+  const streamId = get('webhook-id');
+  if (!streamId) throw new WebhookVerificationError('missing webhook-id header');
+  verifiedBody(JSON.stringify({ stream_id: String(streamId), url }), headers, secret, options);
+  return String(streamId);
+}
+
+function verifiedBody(payload, headers, secret, { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() } = {}) {
   const get = (name) => (typeof headers?.get === 'function' ? headers.get(name) : headers?.[name] ?? headers?.[name.toLowerCase()]);
   const id = get('webhook-id');
   const timestamp = get('webhook-timestamp');
@@ -30,5 +47,5 @@ export function verifyWebhook(payload, headers, secret, { toleranceSeconds = DEF
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!matched) throw new WebhookVerificationError('no webhook-signature matches the payload and secret');
-  return JSON.parse(body.toString('utf8'));
+  return body;
 }

@@ -244,3 +244,19 @@ describe('timeouts and response metadata', () => {
     assert.equal(Object.keys(account).includes('lastResponse'), false, 'metadata stays out of the data');
   });
 });
+
+describe('analytics', () => {
+  test('call analytics and usage come back typed, a bucket per day with the call counted', async () => {
+    await client.createCall({ from: kit.sandbox_number, to: '+15005550001' }); // busy at once
+    const calls = await client.getCallAnalytics({ interval: 'day', group_by: 'status' });
+    assert.equal(calls.object, 'call_analytics');
+    assert.equal(calls.data.length, 31, 'the last 30 days, widened to whole UTC days');
+    assert.ok(calls.totals.attempted >= 1);
+    assert.equal(typeof calls.totals.by_status.busy, 'number');
+    const usage = await client.getUsage();
+    assert.equal(usage.object, 'usage');
+    assert.equal(usage.data[0].object, 'usage_record');
+    assert.ok(usage.totals.calls.outbound.calls >= 1);
+    await assert.rejects(client.getCallAnalytics({ interval: 'week' }), BadRequestError);
+  });
+});

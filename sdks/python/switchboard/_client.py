@@ -540,14 +540,14 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/calls/{_path(id)}/recordings", None, {"channels": channels}, ("model", "Recording"), request_options)
 
-    def list_recordings(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, call_id: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["recording", "paused", "stopped", "processing", "ready", "failed", "deleted"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Recording]:
+    def list_recordings(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, call_id: Union[str, NotGiven] = NOT_GIVEN, conference_id: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["recording", "paused", "stopped", "processing", "ready", "failed", "deleted"], NotGiven] = NOT_GIVEN, created_gte: Union[str, NotGiven] = NOT_GIVEN, created_lte: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Recording]:
         """List recordings, newest first
 
         ``GET /v1/recordings``
 
         Required scope: `recordings:read`.
         """
-        return self._page("GET", f"/v1/recordings", {"limit": limit, "starting_after": starting_after, "call_id": call_id, "status": status, "created_gte": created_gte, "created_lte": created_lte}, ("model", "Recording"), request_options)
+        return self._page("GET", f"/v1/recordings", {"limit": limit, "starting_after": starting_after, "call_id": call_id, "conference_id": conference_id, "status": status, "created_gte": created_gte, "created_lte": created_lte}, ("model", "Recording"), request_options)
 
     def get_recording(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Recording:
         """Fetch a recording with its transcript
@@ -620,6 +620,261 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/recordings/{_path(id)}/redact", None, {"types": types}, ("model", "Recording"), request_options)
 
+    def list_queues(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, name: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Queue]:
+        """List call queues, newest first
+
+        ``GET /v1/queues``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/queues", {"limit": limit, "starting_after": starting_after, "name": name}, ("model", "Queue"), request_options)
+
+    def create_queue(self, *, name: str, max_size: Union[int, NotGiven] = NOT_GIVEN, max_wait_seconds: Union[int, NotGiven] = NOT_GIVEN, wait_flow: Union[List[Any], NotGiven] = NOT_GIVEN, wait_url: Union[str, NotGiven] = NOT_GIVEN, routing: Union["QueueRouting", NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Queue:
+        """Create a call queue
+
+        ``POST /v1/queues``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/queues", None, {"name": name, "max_size": max_size, "max_wait_seconds": max_wait_seconds, "wait_flow": wait_flow, "wait_url": wait_url, "routing": routing}, ("model", "Queue"), request_options)
+
+    def get_queue(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Queue:
+        """Fetch a call queue with its size and waits
+
+        ``GET /v1/queues/{id}``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/queues/{_path(id)}", None, None, ("model", "Queue"), request_options)
+
+    def update_queue(self, id: str, *, name: Union[str, NotGiven] = NOT_GIVEN, max_size: Union[int, NotGiven] = NOT_GIVEN, max_wait_seconds: Union[Optional[int], NotGiven] = NOT_GIVEN, wait_flow: Union[List[Any], NotGiven] = NOT_GIVEN, wait_url: Union[Optional[str], NotGiven] = NOT_GIVEN, routing: Union[Optional["QueueRouting"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Queue:
+        """Change a call queue (callers who join from now on see the change)
+
+        ``PATCH /v1/queues/{id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("PATCH", f"/v1/queues/{_path(id)}", None, {"name": name, "max_size": max_size, "max_wait_seconds": max_wait_seconds, "wait_flow": wait_flow, "wait_url": wait_url, "routing": routing}, ("model", "Queue"), request_options)
+
+    def delete_queue(self, id: str, *, request_options: Optional[RequestOptions] = None) -> DeletedQueue:
+        """Delete an empty call queue
+
+        ``DELETE /v1/queues/{id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("DELETE", f"/v1/queues/{_path(id)}", None, None, ("model", "DeletedQueue"), request_options)
+
+    def list_queue_members(self, id: str, *, request_options: Optional[RequestOptions] = None) -> QueueMemberList:
+        """The callers waiting in a queue, next first
+
+        ``GET /v1/queues/{id}/members``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/queues/{_path(id)}/members", None, None, ("model", "QueueMemberList"), request_options)
+
+    def dequeue_queue_member(self, id: str, call_id: str, *, request_options: Optional[RequestOptions] = None) -> QueueMember:
+        """Take a waiting caller (or `front`, the next) and bridge it
+
+        ``POST /v1/queues/{id}/members/{call_id}/dequeue``
+
+        With `to`, the number is dialled and bridged to the caller, whose flow goes on (its enqueue told `bridged`) once the bridge ends. With `call_id`, that call in progress takes the caller: its flow is replaced by a `dequeue` of this caller, and the two talk until one hangs up. Of concurrent dequeues of one caller, exactly one succeeds; the others get 409 queue_member_not_waiting (queue_empty for `front`).
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/queues/{_path(id)}/members/{_path(call_id)}/dequeue", None, None, ("model", "QueueMember"), request_options)
+
+    def remove_queue_member(self, id: str, call_id: str, *, request_options: Optional[RequestOptions] = None) -> QueueMember:
+        """Take a caller out of a queue: its flow goes on after its enqueue (told `leave`)
+
+        ``DELETE /v1/queues/{id}/members/{call_id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("DELETE", f"/v1/queues/{_path(id)}/members/{_path(call_id)}", None, None, ("model", "QueueMember"), request_options)
+
+    def list_conferences(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["waiting", "in_progress", "completed"], NotGiven] = NOT_GIVEN, name: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Conference]:
+        """List conferences, newest first
+
+        ``GET /v1/conferences``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/conferences", {"limit": limit, "starting_after": starting_after, "status": status, "name": name}, ("model", "Conference"), request_options)
+
+    def get_conference(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Conference:
+        """Fetch a conference
+
+        ``GET /v1/conferences/{id}``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/conferences/{_path(id)}", None, None, ("model", "Conference"), request_options)
+
+    def end_conference(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Conference:
+        """End a conference: every participant goes on with its flow
+
+        ``POST /v1/conferences/{id}/end``
+
+        Its recording, if any, stops and is processed. A conference already ended is returned as it is.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/conferences/{_path(id)}/end", None, None, ("model", "Conference"), request_options)
+
+    def announce_to_conference(self, id: str, *, say: "AnnounceToConferenceRequestSay", request_options: Optional[RequestOptions] = None) -> Conference:
+        """Say something to every participant not on hold
+
+        ``POST /v1/conferences/{id}/announce``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/conferences/{_path(id)}/announce", None, {"say": say}, ("model", "Conference"), request_options)
+
+    def list_conference_participants(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["joined", "left"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[ConferenceParticipant]:
+        """List a conference's participants (present and past), newest call first
+
+        ``GET /v1/conferences/{id}/participants``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/conferences/{_path(id)}/participants", {"limit": limit, "starting_after": starting_after, "status": status}, ("model", "ConferenceParticipant"), request_options)
+
+    def dial_conference_participant(self, id: str, *, to: str, from_: str, muted: Union[bool, NotGiven] = NOT_GIVEN, coach_call_id: Union[str, NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Call:
+        """Dial a number into the conference: it joins when it answers
+
+        ``POST /v1/conferences/{id}/participants``
+
+        Places an outbound call (as POST /v1/calls) whose flow is the conference verb for this conference's name; conference.participant.joined follows when it answers. The response is that call.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/conferences/{_path(id)}/participants", None, {"to": to, "from": from_, "muted": muted, "coach_call_id": coach_call_id, "webhook_url": webhook_url}, ("model", "Call"), request_options)
+
+    def get_conference_participant(self, id: str, call_id: str, *, request_options: Optional[RequestOptions] = None) -> ConferenceParticipant:
+        """Fetch a participant by its call id
+
+        ``GET /v1/conferences/{id}/participants/{call_id}``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/conferences/{_path(id)}/participants/{_path(call_id)}", None, None, ("model", "ConferenceParticipant"), request_options)
+
+    def update_conference_participant(self, id: str, call_id: str, *, muted: Union[bool, NotGiven] = NOT_GIVEN, hold: Union[bool, NotGiven] = NOT_GIVEN, coach_call_id: Union[Optional[str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> ConferenceParticipant:
+        """Mute, hold or make a participant a coach
+
+        ``PATCH /v1/conferences/{id}/participants/{call_id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("PATCH", f"/v1/conferences/{_path(id)}/participants/{_path(call_id)}", None, {"muted": muted, "hold": hold, "coach_call_id": coach_call_id}, ("model", "ConferenceParticipant"), request_options)
+
+    def remove_conference_participant(self, id: str, call_id: str, *, request_options: Optional[RequestOptions] = None) -> ConferenceParticipant:
+        """Remove a participant: its call goes on with the next verb of its flow
+
+        ``DELETE /v1/conferences/{id}/participants/{call_id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("DELETE", f"/v1/conferences/{_path(id)}/participants/{_path(call_id)}", None, None, ("model", "ConferenceParticipant"), request_options)
+
+    def list_workers(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["available", "busy", "wrap_up", "offline"], NotGiven] = NOT_GIVEN, skill: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Worker]:
+        """List workers, newest first
+
+        ``GET /v1/workers``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/workers", {"limit": limit, "starting_after": starting_after, "status": status, "skill": skill}, ("model", "Worker"), request_options)
+
+    def create_worker(self, *, name: str, reach: Any, skills: Union[List[str], NotGiven] = NOT_GIVEN, status: Union[Literal["available", "offline"], NotGiven] = NOT_GIVEN, ring_timeout_seconds: Union[int, NotGiven] = NOT_GIVEN, wrap_up_seconds: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Worker:
+        """Create a worker (a human agent queues route callers to)
+
+        ``POST /v1/workers``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/workers", None, {"name": name, "skills": skills, "reach": reach, "status": status, "ring_timeout_seconds": ring_timeout_seconds, "wrap_up_seconds": wrap_up_seconds}, ("model", "Worker"), request_options)
+
+    def get_worker(self, id: str, *, request_options: Optional[RequestOptions] = None) -> Worker:
+        """Fetch a worker
+
+        ``GET /v1/workers/{id}``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/workers/{_path(id)}", None, None, ("model", "Worker"), request_options)
+
+    def update_worker(self, id: str, *, name: Union[str, NotGiven] = NOT_GIVEN, skills: Union[List[str], NotGiven] = NOT_GIVEN, reach: Union[Any, NotGiven] = NOT_GIVEN, status: Union[Literal["available", "offline"], NotGiven] = NOT_GIVEN, ring_timeout_seconds: Union[int, NotGiven] = NOT_GIVEN, wrap_up_seconds: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Worker:
+        """Change a worker, or set it available or offline
+
+        ``PATCH /v1/workers/{id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("PATCH", f"/v1/workers/{_path(id)}", None, {"name": name, "skills": skills, "reach": reach, "status": status, "ring_timeout_seconds": ring_timeout_seconds, "wrap_up_seconds": wrap_up_seconds}, ("model", "Worker"), request_options)
+
+    def delete_worker(self, id: str, *, request_options: Optional[RequestOptions] = None) -> DeletedWorker:
+        """Delete a worker that is not on a call
+
+        ``DELETE /v1/workers/{id}``
+
+        Required scope: `calls:write`.
+        """
+        return self._request("DELETE", f"/v1/workers/{_path(id)}", None, None, ("model", "DeletedWorker"), request_options)
+
+    def create_worker_sip_credentials(self, id: str, *, request_options: Optional[RequestOptions] = None) -> SipCredentials:
+        """Issue the SIP user name and a new password for the worker's softphone (shown once)
+
+        ``POST /v1/workers/{id}/sip_credentials``
+
+        The password is in this answer only: Switchboard keeps its digest (HA1) and nothing else. Another POST issues a new password and the old one stops working at once.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/workers/{_path(id)}/sip_credentials", None, None, ("model", "SipCredentials"), request_options)
+
+    def get_queue_stats(self, id: str, *, window_minutes: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> QueueStats:
+        """A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
+
+        ``GET /v1/queues/{id}/stats``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/queues/{_path(id)}/stats", {"window_minutes": window_minutes}, None, ("model", "QueueStats"), request_options)
+
+    def list_call_streams(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Stream]:
+        """List the media streams of a call, newest first
+
+        ``GET /v1/calls/{id}/streams``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/calls/{_path(id)}/streams", {"limit": limit, "starting_after": starting_after}, ("model", "Stream"), request_options)
+
+    def start_call_stream(self, id: str, *, url: str, track: Union[Literal["inbound", "outbound", "both"], NotGiven] = NOT_GIVEN, bidirectional: Union[bool, NotGiven] = NOT_GIVEN, format: Union[Literal["mulaw_8000", "l16_8000", "l16_16000"], NotGiven] = NOT_GIVEN, parameters: Union[Dict[str, str], NotGiven] = NOT_GIVEN, status_url: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Stream:
+        """Stream a call's audio to a WebSocket server (media streams)
+
+        ``POST /v1/calls/{id}/streams``
+
+        Connects to `url` (handshake signed with webhook-id, webhook-timestamp and webhook-signature) and streams the call's audio as JSON frames (docs/media-streams.md). The stream is `connecting`; call.stream.started or call.stream.failed follows.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/calls/{_path(id)}/streams", None, {"url": url, "track": track, "bidirectional": bidirectional, "format": format, "parameters": parameters, "status_url": status_url}, ("model", "Stream"), request_options)
+
+    def stop_call_stream(self, id: str, stream_id: str, *, request_options: Optional[RequestOptions] = None) -> Stream:
+        """Stop a media stream
+
+        ``POST /v1/calls/{id}/streams/{stream_id}/stop``
+
+        The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes. A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/calls/{_path(id)}/streams/{_path(stream_id)}/stop", None, None, ("model", "Stream"), request_options)
+
     def list_agents(self, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["active", "paused"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Agent]:
         """List AI agents, newest first
 
@@ -629,7 +884,7 @@ class Switchboard(BaseClient):
         """
         return self._page("GET", f"/v1/ai/agents", {"limit": limit, "starting_after": starting_after, "status": status}, ("model", "Agent"), request_options)
 
-    def create_agent(self, *, name: str, greeting: Union[str, NotGiven] = NOT_GIVEN, instructions: Union[str, NotGiven] = NOT_GIVEN, language: Union[str, NotGiven] = NOT_GIVEN, voice: Union[str, NotGiven] = NOT_GIVEN, transfer_number: Union[str, NotGiven] = NOT_GIVEN, business_hours: Union["CreateAgentRequestBusinessHours", NotGiven] = NOT_GIVEN, after_hours_message: Union[str, NotGiven] = NOT_GIVEN, number_ids: Union[List[str], NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Agent:
+    def create_agent(self, *, name: str, greeting: Union[str, NotGiven] = NOT_GIVEN, instructions: Union[str, NotGiven] = NOT_GIVEN, language: Union[str, NotGiven] = NOT_GIVEN, voice: Union[str, NotGiven] = NOT_GIVEN, transfer_number: Union[str, NotGiven] = NOT_GIVEN, business_hours: Union[Optional["CreateAgentRequestBusinessHours"], NotGiven] = NOT_GIVEN, after_hours_message: Union[str, NotGiven] = NOT_GIVEN, number_ids: Union[List[str], NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, metadata: Union[Dict[str, str], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Agent:
         """Create an AI receptionist
 
         ``POST /v1/ai/agents``
@@ -735,3 +990,57 @@ class Switchboard(BaseClient):
         Required scope: `sandbox:write`.
         """
         return self._request("POST", f"/v1/sandbox/inbound_calls", None, {"from": from_, "to": to, "caller_script": caller_script}, None, request_options)
+
+    def get_call_analytics(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, interval: Union[Literal["hour", "day"], NotGiven] = NOT_GIVEN, group_by: Union[Literal["status", "direction", "number", "trunk"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> CallAnalytics:
+        """Call volumes, answer-seizure ratio, durations and outcomes per hour or day
+
+        ``GET /v1/analytics/calls``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/analytics/calls", {"start": start, "end": end, "interval": interval, "group_by": group_by}, None, ("model", "CallAnalytics"), request_options)
+
+    def get_message_analytics(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, interval: Union[Literal["hour", "day"], NotGiven] = NOT_GIVEN, group_by: Union[Literal["channel", "status", "number"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> MessageAnalytics:
+        """Messages sent, delivered and failed, delivery rate and time to delivery per hour or day
+
+        ``GET /v1/analytics/messages``
+
+        Required scope: `messages:read`.
+        """
+        return self._request("GET", f"/v1/analytics/messages", {"start": start, "end": end, "interval": interval, "group_by": group_by}, None, ("model", "MessageAnalytics"), request_options)
+
+    def get_webhook_analytics(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, interval: Union[Literal["hour", "day"], NotGiven] = NOT_GIVEN, group_by: Union[Literal["endpoint", "event_type"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> WebhookAnalytics:
+        """Webhook deliveries, success rate, dead letters and endpoint latency per hour or day
+
+        ``GET /v1/analytics/webhooks``
+
+        Required scope: `webhooks:read`.
+        """
+        return self._request("GET", f"/v1/analytics/webhooks", {"start": start, "end": end, "interval": interval, "group_by": group_by}, None, ("model", "WebhookAnalytics"), request_options)
+
+    def get_ai_analytics(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, interval: Union[Literal["hour", "day"], NotGiven] = NOT_GIVEN, agent_id: Union[str, NotGiven] = NOT_GIVEN, group_by: Union[Literal["agent"], NotGiven] = NOT_GIVEN, questions_limit: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> AiAnalytics:
+        """AI receptionist conversations, containment, transfers, messages, scores, and the questions it could not answer
+
+        ``GET /v1/analytics/ai``
+
+        Required scope: `ai:read`.
+        """
+        return self._request("GET", f"/v1/analytics/ai", {"start": start, "end": end, "interval": interval, "agent_id": agent_id, "group_by": group_by, "questions_limit": questions_limit}, None, ("model", "AiAnalytics"), request_options)
+
+    def get_queue_analytics(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, interval: Union[Literal["hour", "day"], NotGiven] = NOT_GIVEN, queue_id: Union[str, NotGiven] = NOT_GIVEN, group_by: Union[Literal["queue"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> QueueAnalytics:
+        """Callers that joined call queues, answered, abandoned and timed out, and their waits p50/p95 and longest
+
+        ``GET /v1/analytics/queues``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/analytics/queues", {"start": start, "end": end, "interval": interval, "queue_id": queue_id, "group_by": group_by}, None, ("model", "QueueAnalytics"), request_options)
+
+    def get_usage(self, *, start: Union[str, NotGiven] = NOT_GIVEN, end: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Usage:
+        """Usage per UTC day: call minutes, messages and segments, recordings, AI conversations
+
+        ``GET /v1/usage``
+
+        Required scope: `account:read`.
+        """
+        return self._request("GET", f"/v1/usage", {"start": start, "end": end}, None, ("model", "Usage"), request_options)

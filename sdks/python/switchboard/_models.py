@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "ApiKey", "ApiKeyList", "AvailableNumber", "AvailableNumberList", "Call", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueuedEvent", "CallQueuedEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingProcessingEvent", "CallRecordingProcessingEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "CallTransferStartedEvent", "CallTransferStartedEventData", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "DeleteWebhookResponse", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "TransferCallRequest", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateWebhookRequest", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiAnalytics", "AiAnalyticsBucket", "AiAnalyticsGroup", "AiAnalyticsQuestionsScanned", "AiAnalyticsTotals", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "AnnounceToConferenceRequest", "AnnounceToConferenceRequestSay", "ApiKey", "ApiKeyList", "AttemptLatency", "AvailableNumber", "AvailableNumberList", "Call", "CallAnalytics", "CallAnalyticsBucket", "CallAnalyticsGroup", "CallAnalyticsTotals", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDequeue", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueue", "CallQueuedEvent", "CallQueuedEventData", "CallQueueJoinedEvent", "CallQueueJoinedEventData", "CallQueueLeftEvent", "CallQueueLeftEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingProcessingEvent", "CallRecordingProcessingEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallStreamFailedEvent", "CallStreamFailedEventData", "CallStreamStartedEvent", "CallStreamStartedEventData", "CallStreamStoppedEvent", "CallStreamStoppedEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "CallTransferStartedEvent", "CallTransferStartedEventData", "Conference", "ConferenceEndedEvent", "ConferenceEndedEventData", "ConferenceList", "ConferenceParticipant", "ConferenceParticipantJoinedEvent", "ConferenceParticipantJoinedEventData", "ConferenceParticipantLeftEvent", "ConferenceParticipantLeftEventData", "ConferenceParticipantList", "ConferenceParticipantUpdatedEvent", "ConferenceParticipantUpdatedEventData", "ConferenceStartedEvent", "ConferenceStartedEventData", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateQueueRequest", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "CreateWorkerRequest", "DeletedQueue", "DeletedWorker", "DeleteWebhookResponse", "DeliveryTimes", "DialConferenceParticipantRequest", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageAnalytics", "MessageAnalyticsBucket", "MessageAnalyticsGroup", "MessageAnalyticsTotals", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PostDialDelay", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Queue", "QueueAnalytics", "QueueAnalyticsBucket", "QueueAnalyticsGroup", "QueueAnalyticsTotals", "QueueList", "QueueMember", "QueueMemberList", "QueueRouting", "QueueStats", "QueueStatsWorkers", "QueueWaits", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SipCredentials", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "StartCallStreamRequest", "Stream", "StreamList", "TransferCallRequest", "UnansweredQuestion", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateConferenceParticipantRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateQueueRequest", "UpdateWebhookRequest", "UpdateWorkerRequest", "Usage", "UsageCallMinutes", "UsageChannel", "UsageRecord", "UsageRecordCalls", "UsageRecordMessages", "UsageRecordRecordings", "UsageTotals", "UsageTotalsCalls", "UsageTotalsMessages", "UsageTotalsRecordings", "WebhookAnalytics", "WebhookAnalyticsBucket", "WebhookAnalyticsGroup", "WebhookAnalyticsTotals", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData", "Worker", "WorkerConnectedEvent", "WorkerConnectedEventData", "WorkerList", "WorkerMissedEvent", "WorkerMissedEventData", "WorkerOffer", "WorkerOfferedEvent", "WorkerOfferedEventData", "WorkerStatusChangedEvent", "WorkerStatusChangedEventData"]
 
 @dataclass
 class Account(Model):
@@ -206,6 +206,133 @@ class AiAgentUpdatedEventData(Model):
 
 
 @dataclass
+class AiAnalytics(Model):
+    """AI receptionist conversations, their outcomes and scores per UTC bucket, and the questions it could not answer."""
+    object: Literal["ai_analytics"]
+    mode: Literal["sandbox", "live"]
+    interval: Literal["hour", "day"]
+    start: str  # The first instant covered (start of its UTC bucket).
+    end: str  # The end of the last bucket, exclusive.
+    group_by: Optional[str]
+    totals: "AiAnalyticsTotals"  # The figures over the whole window.
+    data: List["AiAnalyticsBucket"]  # Every bucket of the window in time order, empty ones included with zeros.
+    agent_id: Optional[str]  # The agent_id filter, or null for every agent.
+    unanswered_questions: List["UnansweredQuestion"]  # Over the whole window: caller questions not answered from the knowledge, grouped by similar wording,
+    questions_scanned: "AiAnalyticsQuestionsScanned"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("interval", "interval", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("group_by", "group_by", None),
+        ("totals", "totals", ("model", "AiAnalyticsTotals")),
+        ("data", "data", ("list", ("model", "AiAnalyticsBucket"))),
+        ("agent_id", "agent_id", None),
+        ("unanswered_questions", "unanswered_questions", ("list", ("model", "UnansweredQuestion"))),
+        ("questions_scanned", "questions_scanned", ("model", "AiAnalyticsQuestionsScanned")),
+    )
+
+
+@dataclass
+class AiAnalyticsBucket(Model):
+    start: str  # The bucket's first instant.
+    end: str  # The bucket's end, exclusive.
+    conversations: int  # Conversations the AI receptionist started.
+    completed: int  # Of those, the conversations that have ended (they have an outcome).
+    contained: int  # Ended conversations the receptionist resolved without a person (outcome resolved).
+    containment_rate: Optional[float]  # contained / completed, to 4 decimals; null without an ended conversation.
+    transferred: int  # Conversations handed to a person (outcome transferred).
+    messages_taken: int  # Conversations in which the receptionist took a message (outcome message_taken).
+    abandoned: int  # Conversations the caller left unresolved (outcome abandoned).
+    scored: int  # Conversations scored so far.
+    average_score: Optional[float]  # Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+    groups: Optional[List["AiAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("start", "start", None),
+        ("end", "end", None),
+        ("conversations", "conversations", None),
+        ("completed", "completed", None),
+        ("contained", "contained", None),
+        ("containment_rate", "containment_rate", None),
+        ("transferred", "transferred", None),
+        ("messages_taken", "messages_taken", None),
+        ("abandoned", "abandoned", None),
+        ("scored", "scored", None),
+        ("average_score", "average_score", None),
+        ("groups", "groups", ("list", ("model", "AiAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class AiAnalyticsGroup(Model):
+    value: str  # The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, e
+    conversations: int  # Conversations the AI receptionist started.
+    completed: int  # Of those, the conversations that have ended (they have an outcome).
+    contained: int  # Ended conversations the receptionist resolved without a person (outcome resolved).
+    containment_rate: Optional[float]  # contained / completed, to 4 decimals; null without an ended conversation.
+    transferred: int  # Conversations handed to a person (outcome transferred).
+    messages_taken: int  # Conversations in which the receptionist took a message (outcome message_taken).
+    abandoned: int  # Conversations the caller left unresolved (outcome abandoned).
+    scored: int  # Conversations scored so far.
+    average_score: Optional[float]  # Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("value", "value", None),
+        ("conversations", "conversations", None),
+        ("completed", "completed", None),
+        ("contained", "contained", None),
+        ("containment_rate", "containment_rate", None),
+        ("transferred", "transferred", None),
+        ("messages_taken", "messages_taken", None),
+        ("abandoned", "abandoned", None),
+        ("scored", "scored", None),
+        ("average_score", "average_score", None),
+    )
+
+
+@dataclass
+class AiAnalyticsQuestionsScanned(Model):
+    conversations: int  # Conversations whose transcripts were read for unanswered questions.
+    complete: bool  # False when the window held more conversations than are read per request (the latest ones were read).
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("conversations", "conversations", None),
+        ("complete", "complete", None),
+    )
+
+
+@dataclass
+class AiAnalyticsTotals(Model):
+    """The figures over the whole window."""
+    conversations: int  # Conversations the AI receptionist started.
+    completed: int  # Of those, the conversations that have ended (they have an outcome).
+    contained: int  # Ended conversations the receptionist resolved without a person (outcome resolved).
+    containment_rate: Optional[float]  # contained / completed, to 4 decimals; null without an ended conversation.
+    transferred: int  # Conversations handed to a person (outcome transferred).
+    messages_taken: int  # Conversations in which the receptionist took a message (outcome message_taken).
+    abandoned: int  # Conversations the caller left unresolved (outcome abandoned).
+    scored: int  # Conversations scored so far.
+    average_score: Optional[float]  # Average overall score (0 to 100) of the scored conversations, to 2 decimals; null without any.
+    groups: Optional[List["AiAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("conversations", "conversations", None),
+        ("completed", "completed", None),
+        ("contained", "contained", None),
+        ("containment_rate", "containment_rate", None),
+        ("transferred", "transferred", None),
+        ("messages_taken", "messages_taken", None),
+        ("abandoned", "abandoned", None),
+        ("scored", "scored", None),
+        ("average_score", "average_score", None),
+        ("groups", "groups", ("list", ("model", "AiAnalyticsGroup"))),
+    )
+
+
+@dataclass
 class AiConversationCompletedEvent(Model):
     id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
     type: Literal["ai.conversation.completed"]
@@ -346,6 +473,32 @@ class AiKnowledgeReadyEventData(Model):
 
 
 @dataclass
+class AnnounceToConferenceRequest(Model):
+    """What every participant not on hold hears now (and the recording)."""
+    say: "AnnounceToConferenceRequestSay"  # Speak text to the other party.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("say", "say", ("model", "AnnounceToConferenceRequestSay")),
+    )
+
+
+@dataclass
+class AnnounceToConferenceRequestSay(Model):
+    """Speak text to the other party."""
+    text: str  # What to speak (text-to-speech).
+    voice: Optional[str] = None  # A voice name; the default voice when unknown.
+    language: Optional[str] = None  # BCP 47, e.g. en-US.
+    loop: Optional[int] = None  # How many times to repeat it.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("text", "text", None),
+        ("voice", "voice", None),
+        ("language", "language", None),
+        ("loop", "loop", None),
+    )
+
+
+@dataclass
 class ApiKey(Model):
     id: str
     object: Literal["api_key"]
@@ -392,6 +545,18 @@ class ApiKeyList(Model):
         ("data", "data", ("list", ("model", "ApiKey"))),
         ("has_more", "has_more", None),
         ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class AttemptLatency(Model):
+    """How long endpoints took to answer each attempt (request sent to response read), nearest-rank percentiles in ms; null without attempts."""
+    p50: Optional[int]
+    p99: Optional[int]
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("p50", "p50", None),
+        ("p99", "p99", None),
     )
 
 
@@ -479,6 +644,110 @@ class Call(Model):
         ("sip_status", "sip_status", None),
         ("created_at", "created_at", None),
         ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class CallAnalytics(Model):
+    """Call volumes and outcomes per UTC bucket."""
+    object: Literal["call_analytics"]
+    mode: Literal["sandbox", "live"]
+    interval: Literal["hour", "day"]
+    start: str  # The first instant covered (start of its UTC bucket).
+    end: str  # The end of the last bucket, exclusive.
+    group_by: Optional[str]
+    totals: "CallAnalyticsTotals"  # The figures over the whole window.
+    data: List["CallAnalyticsBucket"]  # Every bucket of the window in time order, empty ones included with zeros.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("interval", "interval", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("group_by", "group_by", None),
+        ("totals", "totals", ("model", "CallAnalyticsTotals")),
+        ("data", "data", ("list", ("model", "CallAnalyticsBucket"))),
+    )
+
+
+@dataclass
+class CallAnalyticsBucket(Model):
+    start: str  # The bucket's first instant.
+    end: str  # The bucket's end, exclusive.
+    attempted: int  # Calls placed (outbound) or received (inbound).
+    answered: int  # Calls that were answered.
+    answer_seizure_ratio: Optional[float]  # answered / attempted, to 4 decimals; null without attempts.
+    average_duration_seconds: Optional[float]  # Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+    total_duration_seconds: int  # Talk time of the answered calls that ended.
+    by_status: Dict[str, int]  # Calls by their current status; every status is present.
+    by_hangup_cause: Dict[str, int]  # Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+    post_dial_delay_ms: "PostDialDelay"  # Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank pe
+    groups: Optional[List["CallAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("start", "start", None),
+        ("end", "end", None),
+        ("attempted", "attempted", None),
+        ("answered", "answered", None),
+        ("answer_seizure_ratio", "answer_seizure_ratio", None),
+        ("average_duration_seconds", "average_duration_seconds", None),
+        ("total_duration_seconds", "total_duration_seconds", None),
+        ("by_status", "by_status", ("map", None)),
+        ("by_hangup_cause", "by_hangup_cause", ("map", None)),
+        ("post_dial_delay_ms", "post_dial_delay_ms", ("model", "PostDialDelay")),
+        ("groups", "groups", ("list", ("model", "CallAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class CallAnalyticsGroup(Model):
+    value: str  # The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, e
+    attempted: int  # Calls placed (outbound) or received (inbound).
+    answered: int  # Calls that were answered.
+    answer_seizure_ratio: Optional[float]  # answered / attempted, to 4 decimals; null without attempts.
+    average_duration_seconds: Optional[float]  # Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+    total_duration_seconds: int  # Talk time of the answered calls that ended.
+    by_status: Dict[str, int]  # Calls by their current status; every status is present.
+    by_hangup_cause: Dict[str, int]  # Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+    post_dial_delay_ms: "PostDialDelay"  # Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank pe
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("value", "value", None),
+        ("attempted", "attempted", None),
+        ("answered", "answered", None),
+        ("answer_seizure_ratio", "answer_seizure_ratio", None),
+        ("average_duration_seconds", "average_duration_seconds", None),
+        ("total_duration_seconds", "total_duration_seconds", None),
+        ("by_status", "by_status", ("map", None)),
+        ("by_hangup_cause", "by_hangup_cause", ("map", None)),
+        ("post_dial_delay_ms", "post_dial_delay_ms", ("model", "PostDialDelay")),
+    )
+
+
+@dataclass
+class CallAnalyticsTotals(Model):
+    """The figures over the whole window."""
+    attempted: int  # Calls placed (outbound) or received (inbound).
+    answered: int  # Calls that were answered.
+    answer_seizure_ratio: Optional[float]  # answered / attempted, to 4 decimals; null without attempts.
+    average_duration_seconds: Optional[float]  # Average talk time of answered calls that ended (ACD), to 2 decimals; null without any.
+    total_duration_seconds: int  # Talk time of the answered calls that ended.
+    by_status: Dict[str, int]  # Calls by their current status; every status is present.
+    by_hangup_cause: Dict[str, int]  # Ended calls by hangup cause (normal_clearing, user_busy, no_answer, ...); only causes seen.
+    post_dial_delay_ms: "PostDialDelay"  # Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank pe
+    groups: Optional[List["CallAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("attempted", "attempted", None),
+        ("answered", "answered", None),
+        ("answer_seizure_ratio", "answer_seizure_ratio", None),
+        ("average_duration_seconds", "average_duration_seconds", None),
+        ("total_duration_seconds", "total_duration_seconds", None),
+        ("by_status", "by_status", ("map", None)),
+        ("by_hangup_cause", "by_hangup_cause", ("map", None)),
+        ("post_dial_delay_ms", "post_dial_delay_ms", ("model", "PostDialDelay")),
+        ("groups", "groups", ("list", ("model", "CallAnalyticsGroup"))),
     )
 
 
@@ -591,6 +860,25 @@ class CallCompletedEventData(Model):
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallDequeue(Model):
+    object: Literal["call_dequeue"]
+    call_id: str  # The agent's call (this one).
+    queue_id: Optional[str]
+    result: Literal["bridged", "timeout", "hangup", "error"]  # bridged: the two talked until one hung up or the time_limit; timeout: no caller was waiting; hangup:
+    caller_call_id: Optional[str]  # The caller taken.
+    talk_seconds: float
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("queue_id", "queue_id", None),
+        ("result", "result", None),
+        ("caller_call_id", "caller_call_id", None),
+        ("talk_seconds", "talk_seconds", None),
     )
 
 
@@ -783,7 +1071,7 @@ class CallFlowFailure(Model):
 @dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "agent", "hangup"]
+    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "agent", "enqueue", "dequeue", "leave", "conference", "stream", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
@@ -918,6 +1206,31 @@ class CallNoAnswerEventData(Model):
 
 
 @dataclass
+class CallQueue(Model):
+    object: Literal["call_queue"]
+    call_id: str
+    queue_id: Optional[str]  # Null when the queue named does not exist (result error).
+    queue_name: str
+    result: Optional[str]  # Null on joining. bridged: a dequeue connected it (told once the bridge ends); timeout: max_wait_seco
+    position: Optional[int]  # On joining: 1 is next.
+    priority: int
+    wait_seconds: float  # Seconds it waited in the queue (0 on joining).
+    detail: Optional[str]  # Why, for error.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("queue_id", "queue_id", None),
+        ("queue_name", "queue_name", None),
+        ("result", "result", None),
+        ("position", "position", None),
+        ("priority", "priority", None),
+        ("wait_seconds", "wait_seconds", None),
+        ("detail", "detail", None),
+    )
+
+
+@dataclass
 class CallQueuedEvent(Model):
     id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
     type: Literal["call.queued"]
@@ -942,6 +1255,62 @@ class CallQueuedEventData(Model):
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class CallQueueJoinedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.queue.joined"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallQueueJoinedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallQueueJoinedEventData")),
+    )
+
+
+@dataclass
+class CallQueueJoinedEventData(Model):
+    object: "CallQueue"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallQueue")),
+    )
+
+
+@dataclass
+class CallQueueLeftEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.queue.left"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallQueueLeftEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallQueueLeftEventData")),
+    )
+
+
+@dataclass
+class CallQueueLeftEventData(Model):
+    object: "CallQueue"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallQueue")),
     )
 
 
@@ -1226,6 +1595,90 @@ class CallRingingEventData(Model):
 
 
 @dataclass
+class CallStreamFailedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.stream.failed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallStreamFailedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallStreamFailedEventData")),
+    )
+
+
+@dataclass
+class CallStreamFailedEventData(Model):
+    object: "Stream"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Stream")),
+    )
+
+
+@dataclass
+class CallStreamStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.stream.started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallStreamStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallStreamStartedEventData")),
+    )
+
+
+@dataclass
+class CallStreamStartedEventData(Model):
+    object: "Stream"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Stream")),
+    )
+
+
+@dataclass
+class CallStreamStoppedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.stream.stopped"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallStreamStoppedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallStreamStoppedEventData")),
+    )
+
+
+@dataclass
+class CallStreamStoppedEventData(Model):
+    object: "Stream"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Stream")),
+    )
+
+
+@dataclass
 class CallTransferFailedEvent(Model):
     id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
     type: Literal["call.transfer_failed"]
@@ -1321,6 +1774,244 @@ class CallTransferStartedEventData(Model):
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("object", "object", ("model", "Call")),
+    )
+
+
+@dataclass
+class Conference(Model):
+    id: str
+    object: Literal["conference"]
+    mode: Literal["sandbox", "live"]
+    name: str  # The name its conference verbs join it by (one open per account and mode).
+    status: Literal["waiting", "in_progress", "completed"]  # waiting: no start_on_enter participant yet (everyone hears the wait audio); in_progress: participant
+    participant_count: int  # Participants in it now.
+    max_participants: int
+    recording_id: Optional[str]  # Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
+    end_reason: Optional[str]  # Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{i
+    created_at: str  # RFC 3339 UTC timestamp.
+    started_at: Optional[str]  # RFC 3339 UTC timestamp.
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("name", "name", None),
+        ("status", "status", None),
+        ("participant_count", "participant_count", None),
+        ("max_participants", "max_participants", None),
+        ("recording_id", "recording_id", None),
+        ("end_reason", "end_reason", None),
+        ("created_at", "created_at", None),
+        ("started_at", "started_at", None),
+        ("ended_at", "ended_at", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class ConferenceEndedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["conference.ended"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "ConferenceEndedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "ConferenceEndedEventData")),
+    )
+
+
+@dataclass
+class ConferenceEndedEventData(Model):
+    object: "Conference"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Conference")),
+    )
+
+
+@dataclass
+class ConferenceList(Model):
+    object: Literal["list"]
+    data: List["Conference"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "Conference"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class ConferenceParticipant(Model):
+    object: Literal["conference_participant"]
+    call_id: str  # The participant's call (participants are addressed by it).
+    conference_id: str
+    status: Literal["joined", "left"]
+    muted: bool  # Nobody hears it.
+    hold: bool  # It hears the hold audio and nobody hears it.
+    coach_call_id: Optional[str]  # A coach: only this participant hears it.
+    start_on_enter: bool
+    end_on_exit: bool
+    beep: bool
+    joined_at: str  # RFC 3339 UTC timestamp.
+    left_at: Optional[str]  # RFC 3339 UTC timestamp.
+    left_reason: Optional[str]  # removed: DELETE .../participants/{call_id} (its flow went on); conference_ended: the conference ende
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("conference_id", "conference_id", None),
+        ("status", "status", None),
+        ("muted", "muted", None),
+        ("hold", "hold", None),
+        ("coach_call_id", "coach_call_id", None),
+        ("start_on_enter", "start_on_enter", None),
+        ("end_on_exit", "end_on_exit", None),
+        ("beep", "beep", None),
+        ("joined_at", "joined_at", None),
+        ("left_at", "left_at", None),
+        ("left_reason", "left_reason", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class ConferenceParticipantJoinedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["conference.participant.joined"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "ConferenceParticipantJoinedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "ConferenceParticipantJoinedEventData")),
+    )
+
+
+@dataclass
+class ConferenceParticipantJoinedEventData(Model):
+    object: "ConferenceParticipant"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "ConferenceParticipant")),
+    )
+
+
+@dataclass
+class ConferenceParticipantLeftEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["conference.participant.left"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "ConferenceParticipantLeftEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "ConferenceParticipantLeftEventData")),
+    )
+
+
+@dataclass
+class ConferenceParticipantLeftEventData(Model):
+    object: "ConferenceParticipant"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "ConferenceParticipant")),
+    )
+
+
+@dataclass
+class ConferenceParticipantList(Model):
+    object: Literal["list"]
+    data: List["ConferenceParticipant"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "ConferenceParticipant"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class ConferenceParticipantUpdatedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["conference.participant.updated"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "ConferenceParticipantUpdatedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "ConferenceParticipantUpdatedEventData")),
+    )
+
+
+@dataclass
+class ConferenceParticipantUpdatedEventData(Model):
+    object: "ConferenceParticipant"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "ConferenceParticipant")),
+    )
+
+
+@dataclass
+class ConferenceStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["conference.started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "ConferenceStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "ConferenceStartedEventData")),
+    )
+
+
+@dataclass
+class ConferenceStartedEventData(Model):
+    object: "Conference"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Conference")),
     )
 
 
@@ -1506,7 +2197,7 @@ class CreateAgentRequest(Model):
     language: Optional[str] = None
     voice: Optional[str] = None
     transfer_number: Optional[str] = None  # E.164 number callers are transferred to when they ask for a person or the agent cannot help.
-    business_hours: Optional["CreateAgentRequestBusinessHours"] = None  # When the receptionist transfers callers; outside these hours it plays `after_hours_message` and take
+    business_hours: Optional[Optional["CreateAgentRequestBusinessHours"]] = None  # When the receptionist transfers callers; outside these hours it plays `after_hours_message` and take
     after_hours_message: Optional[str] = None
     number_ids: Optional[List[str]] = None  # Numbers this agent answers; replaces the current set on update.
     webhook_url: Optional[str] = None
@@ -1658,9 +2349,29 @@ class CreatePortRequestServiceAddress(Model):
 
 
 @dataclass
+class CreateQueueRequest(Model):
+    """At most one of wait_flow and wait_url; with neither, callers hear a short hold message, looped."""
+    name: str  # Unique per account and mode; flows name the queue by it.
+    max_size: Optional[int] = None  # Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+    max_wait_seconds: Optional[int] = None  # A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+    wait_flow: Optional[List[Any]] = None  # What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say's tex
+    wait_url: Optional[str] = None  # Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the star
+    routing: Optional["QueueRouting"] = None  # Offer waiting callers to available workers: the longest waiting caller of the highest priority goes 
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("name", "name", None),
+        ("max_size", "max_size", None),
+        ("max_wait_seconds", "max_wait_seconds", None),
+        ("wait_flow", "wait_flow", ("list", None)),
+        ("wait_url", "wait_url", None),
+        ("routing", "routing", ("model", "QueueRouting")),
+    )
+
+
+@dataclass
 class CreateWebhookListenSessionRequest(Model):
     forward_to: str  # The local receiver the listener forwards each delivery to. Switchboard never connects to it itself.
-    events: Optional[List[str]] = None  # Default ["*"].
+    events: Optional[List[str]] = None  # Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
     description: Optional[Optional[str]] = None
 
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
@@ -1673,7 +2384,7 @@ class CreateWebhookListenSessionRequest(Model):
 @dataclass
 class CreateWebhookRequest(Model):
     url: str  # https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
-    events: Optional[List[str]] = None  # Default ["*"].
+    events: Optional[List[str]] = None  # Default ["*"] (every event). An empty list is refused: it would subscribe to nothing.
     description: Optional[Optional[str]] = None
     enabled: Optional[bool] = None
 
@@ -1719,6 +2430,52 @@ class CreateWebhookResponse(Model):
 
 
 @dataclass
+class CreateWorkerRequest(Model):
+    """A new worker is offline unless `status` says available."""
+    name: str
+    reach: Any  # Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a 
+    skills: Optional[List[str]] = None  # What the worker can handle; a queue's required skills must all be here. Stored sorted, without dupli
+    status: Optional[Literal["available", "offline"]] = None  # available or offline; busy and wrap_up are set by Switchboard around calls.
+    ring_timeout_seconds: Optional[int] = None  # Seconds an offered call rings the worker before it counts as missed. Default 20.
+    wrap_up_seconds: Optional[int] = None  # Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("name", "name", None),
+        ("reach", "reach", None),
+        ("skills", "skills", ("list", None)),
+        ("status", "status", None),
+        ("ring_timeout_seconds", "ring_timeout_seconds", None),
+        ("wrap_up_seconds", "wrap_up_seconds", None),
+    )
+
+
+@dataclass
+class DeletedQueue(Model):
+    id: str
+    object: Literal["queue"]
+    deleted: bool
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("deleted", "deleted", None),
+    )
+
+
+@dataclass
+class DeletedWorker(Model):
+    id: str
+    object: Literal["worker"]
+    deleted: bool
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("deleted", "deleted", None),
+    )
+
+
+@dataclass
 class DeleteWebhookResponse(Model):
     id: str
     object: Literal["webhook_endpoint"]
@@ -1728,6 +2485,35 @@ class DeleteWebhookResponse(Model):
         ("id", "id", None),
         ("object", "object", None),
         ("deleted", "deleted", None),
+    )
+
+
+@dataclass
+class DeliveryTimes(Model):
+    """From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null without deliveries."""
+    p50: Optional[int]
+    p95: Optional[int]
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("p50", "p50", None),
+        ("p95", "p95", None),
+    )
+
+
+@dataclass
+class DialConferenceParticipantRequest(Model):
+    to: str  # The number to call; it joins the conference when it answers. E.164.
+    from_: str  # A voice number of the account the call comes from. E.164.
+    muted: Optional[bool] = None
+    coach_call_id: Optional[str] = None  # The new participant coaches this one (heard by it only).
+    webhook_url: Optional[str] = None  # Where the new call's events go.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("to", "to", None),
+        ("from_", "from", None),
+        ("muted", "muted", None),
+        ("coach_call_id", "coach_call_id", None),
+        ("webhook_url", "webhook_url", None),
     )
 
 
@@ -1967,6 +2753,122 @@ class Message(Model):
         ("failed_at", "failed_at", None),
         ("received_at", "received_at", None),
         ("canceled_at", "canceled_at", None),
+    )
+
+
+@dataclass
+class MessageAnalytics(Model):
+    """Message volumes, delivery and time to delivery per UTC bucket."""
+    object: Literal["message_analytics"]
+    mode: Literal["sandbox", "live"]
+    interval: Literal["hour", "day"]
+    start: str  # The first instant covered (start of its UTC bucket).
+    end: str  # The end of the last bucket, exclusive.
+    group_by: Optional[str]
+    totals: "MessageAnalyticsTotals"  # The figures over the whole window.
+    data: List["MessageAnalyticsBucket"]  # Every bucket of the window in time order, empty ones included with zeros.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("interval", "interval", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("group_by", "group_by", None),
+        ("totals", "totals", ("model", "MessageAnalyticsTotals")),
+        ("data", "data", ("list", ("model", "MessageAnalyticsBucket"))),
+    )
+
+
+@dataclass
+class MessageAnalyticsBucket(Model):
+    start: str  # The bucket's first instant.
+    end: str  # The bucket's end, exclusive.
+    outbound: int  # Messages sent through the API.
+    inbound: int  # Messages received.
+    sent: int  # Outbound messages the network accepted (status sent, delivered, read or undelivered).
+    delivered: int  # Outbound messages delivered (status delivered or read).
+    failed: int  # Outbound messages that failed or were undelivered.
+    delivery_rate: Optional[float]  # delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without 
+    segments: int  # Segments of the outbound messages.
+    time_to_delivery_ms: "DeliveryTimes"  # From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null withou
+    by_status: Dict[str, int]  # Messages (both directions) by current status; every status is present.
+    by_error_code: Dict[str, int]  # Failed and undelivered outbound messages by error_code; only codes seen.
+    groups: Optional[List["MessageAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("start", "start", None),
+        ("end", "end", None),
+        ("outbound", "outbound", None),
+        ("inbound", "inbound", None),
+        ("sent", "sent", None),
+        ("delivered", "delivered", None),
+        ("failed", "failed", None),
+        ("delivery_rate", "delivery_rate", None),
+        ("segments", "segments", None),
+        ("time_to_delivery_ms", "time_to_delivery_ms", ("model", "DeliveryTimes")),
+        ("by_status", "by_status", ("map", None)),
+        ("by_error_code", "by_error_code", ("map", None)),
+        ("groups", "groups", ("list", ("model", "MessageAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class MessageAnalyticsGroup(Model):
+    value: str  # The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, e
+    outbound: int  # Messages sent through the API.
+    inbound: int  # Messages received.
+    sent: int  # Outbound messages the network accepted (status sent, delivered, read or undelivered).
+    delivered: int  # Outbound messages delivered (status delivered or read).
+    failed: int  # Outbound messages that failed or were undelivered.
+    delivery_rate: Optional[float]  # delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without 
+    segments: int  # Segments of the outbound messages.
+    time_to_delivery_ms: "DeliveryTimes"  # From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null withou
+    by_status: Dict[str, int]  # Messages (both directions) by current status; every status is present.
+    by_error_code: Dict[str, int]  # Failed and undelivered outbound messages by error_code; only codes seen.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("value", "value", None),
+        ("outbound", "outbound", None),
+        ("inbound", "inbound", None),
+        ("sent", "sent", None),
+        ("delivered", "delivered", None),
+        ("failed", "failed", None),
+        ("delivery_rate", "delivery_rate", None),
+        ("segments", "segments", None),
+        ("time_to_delivery_ms", "time_to_delivery_ms", ("model", "DeliveryTimes")),
+        ("by_status", "by_status", ("map", None)),
+        ("by_error_code", "by_error_code", ("map", None)),
+    )
+
+
+@dataclass
+class MessageAnalyticsTotals(Model):
+    """The figures over the whole window."""
+    outbound: int  # Messages sent through the API.
+    inbound: int  # Messages received.
+    sent: int  # Outbound messages the network accepted (status sent, delivered, read or undelivered).
+    delivered: int  # Outbound messages delivered (status delivered or read).
+    failed: int  # Outbound messages that failed or were undelivered.
+    delivery_rate: Optional[float]  # delivered / (delivered + failed), to 4 decimals: of the messages with a final outcome; null without 
+    segments: int  # Segments of the outbound messages.
+    time_to_delivery_ms: "DeliveryTimes"  # From acceptance (created_at) to delivery (delivered_at), nearest-rank percentiles in ms; null withou
+    by_status: Dict[str, int]  # Messages (both directions) by current status; every status is present.
+    by_error_code: Dict[str, int]  # Failed and undelivered outbound messages by error_code; only codes seen.
+    groups: Optional[List["MessageAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("outbound", "outbound", None),
+        ("inbound", "inbound", None),
+        ("sent", "sent", None),
+        ("delivered", "delivered", None),
+        ("failed", "failed", None),
+        ("delivery_rate", "delivery_rate", None),
+        ("segments", "segments", None),
+        ("time_to_delivery_ms", "time_to_delivery_ms", ("model", "DeliveryTimes")),
+        ("by_status", "by_status", ("map", None)),
+        ("by_error_code", "by_error_code", ("map", None)),
+        ("groups", "groups", ("list", ("model", "MessageAnalyticsGroup"))),
     )
 
 
@@ -2719,6 +3621,18 @@ class PortServiceAddress(Model):
 
 
 @dataclass
+class PostDialDelay(Model):
+    """Live calls placed over a SIP trunk: from sending the INVITE to the first 180 or 183, nearest-rank percentiles in ms; null without such calls (sandbox calls have none)."""
+    p50: Optional[int]
+    p95: Optional[int]
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("p50", "p50", None),
+        ("p95", "p95", None),
+    )
+
+
+@dataclass
 class PressKeysOnSandboxCallRequest(Model):
     digits: str  # Keys pressed in order (0-9, *, #, A-D; `w` waits half a second).
 
@@ -2815,13 +3729,299 @@ class PushKnowledgeResponse(Model):
 
 
 @dataclass
+class Queue(Model):
+    id: str
+    object: Literal["queue"]
+    mode: Literal["sandbox", "live"]
+    name: str
+    max_size: int
+    max_wait_seconds: Optional[int]
+    wait_flow: List[Any]  # What callers hear while they wait, looped (unless their enqueue verb brings its own); [] when the qu
+    wait_url: Optional[str]  # Answers the wait flow instead, asked at the start of each pass.
+    current_size: int  # Callers waiting now.
+    average_wait_seconds: int  # Average of how long the callers waiting now have waited (0 when none).
+    oldest_wait_seconds: int  # How long the longest waiting caller has waited (0 when none).
+    routing: Optional["QueueRouting"]  # Offer waiting callers to available workers: the longest waiting caller of the highest priority goes 
+    created_at: str  # RFC 3339 UTC timestamp.
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("name", "name", None),
+        ("max_size", "max_size", None),
+        ("max_wait_seconds", "max_wait_seconds", None),
+        ("wait_flow", "wait_flow", ("list", None)),
+        ("wait_url", "wait_url", None),
+        ("current_size", "current_size", None),
+        ("average_wait_seconds", "average_wait_seconds", None),
+        ("oldest_wait_seconds", "oldest_wait_seconds", None),
+        ("routing", "routing", ("model", "QueueRouting")),
+        ("created_at", "created_at", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class QueueAnalytics(Model):
+    """Call queue figures per UTC bucket: callers that joined, how their wait ended, and how long they waited."""
+    object: Literal["queue_analytics"]
+    mode: Literal["sandbox", "live"]
+    interval: Literal["hour", "day"]
+    start: str  # The first instant covered (start of its UTC bucket).
+    end: str  # The end of the last bucket, exclusive.
+    group_by: Optional[str]
+    totals: "QueueAnalyticsTotals"  # The figures over the whole window.
+    data: List["QueueAnalyticsBucket"]  # Every bucket of the window in time order, empty ones included with zeros.
+    queue_id: Optional[str]  # The queue_id filter, or null for every queue.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("interval", "interval", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("group_by", "group_by", None),
+        ("totals", "totals", ("model", "QueueAnalyticsTotals")),
+        ("data", "data", ("list", ("model", "QueueAnalyticsBucket"))),
+        ("queue_id", "queue_id", None),
+    )
+
+
+@dataclass
+class QueueAnalyticsBucket(Model):
+    start: str  # The bucket's first instant.
+    end: str  # The bucket's end, exclusive.
+    entered: int  # Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was 
+    answered: int  # Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+    abandoned: int  # Callers who hung up while waiting.
+    timed_out: int  # Callers whose max_wait_seconds passed.
+    waiting: int  # Callers still in the queue now (waiting, or held for a dequeue).
+    answer_rate: Optional[float]  # answered / callers whose wait ended, to 4 decimals; null without any.
+    wait_seconds: "QueueWaits"  # How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank perc
+    longest_wait_seconds: Optional[float]  # The longest wait that ended; null without any.
+    by_result: Dict[str, int]  # Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+    groups: Optional[List["QueueAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("start", "start", None),
+        ("end", "end", None),
+        ("entered", "entered", None),
+        ("answered", "answered", None),
+        ("abandoned", "abandoned", None),
+        ("timed_out", "timed_out", None),
+        ("waiting", "waiting", None),
+        ("answer_rate", "answer_rate", None),
+        ("wait_seconds", "wait_seconds", ("model", "QueueWaits")),
+        ("longest_wait_seconds", "longest_wait_seconds", None),
+        ("by_result", "by_result", ("map", None)),
+        ("groups", "groups", ("list", ("model", "QueueAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class QueueAnalyticsGroup(Model):
+    value: str  # The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, e
+    entered: int  # Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was 
+    answered: int  # Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+    abandoned: int  # Callers who hung up while waiting.
+    timed_out: int  # Callers whose max_wait_seconds passed.
+    waiting: int  # Callers still in the queue now (waiting, or held for a dequeue).
+    answer_rate: Optional[float]  # answered / callers whose wait ended, to 4 decimals; null without any.
+    wait_seconds: "QueueWaits"  # How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank perc
+    longest_wait_seconds: Optional[float]  # The longest wait that ended; null without any.
+    by_result: Dict[str, int]  # Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("value", "value", None),
+        ("entered", "entered", None),
+        ("answered", "answered", None),
+        ("abandoned", "abandoned", None),
+        ("timed_out", "timed_out", None),
+        ("waiting", "waiting", None),
+        ("answer_rate", "answer_rate", None),
+        ("wait_seconds", "wait_seconds", ("model", "QueueWaits")),
+        ("longest_wait_seconds", "longest_wait_seconds", None),
+        ("by_result", "by_result", ("map", None)),
+    )
+
+
+@dataclass
+class QueueAnalyticsTotals(Model):
+    """The figures over the whole window."""
+    entered: int  # Callers that joined a queue (an enqueue verb) in the bucket. A caller refused because the queue was 
+    answered: int  # Of those, the callers taken out and bridged (a dequeue to a call in progress or a dialled number).
+    abandoned: int  # Callers who hung up while waiting.
+    timed_out: int  # Callers whose max_wait_seconds passed.
+    waiting: int  # Callers still in the queue now (waiting, or held for a dequeue).
+    answer_rate: Optional[float]  # answered / callers whose wait ended, to 4 decimals; null without any.
+    wait_seconds: "QueueWaits"  # How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank perc
+    longest_wait_seconds: Optional[float]  # The longest wait that ended; null without any.
+    by_result: Dict[str, int]  # Callers whose wait ended, by result (bridged, hangup, timeout, leave, error); only results seen.
+    groups: Optional[List["QueueAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("entered", "entered", None),
+        ("answered", "answered", None),
+        ("abandoned", "abandoned", None),
+        ("timed_out", "timed_out", None),
+        ("waiting", "waiting", None),
+        ("answer_rate", "answer_rate", None),
+        ("wait_seconds", "wait_seconds", ("model", "QueueWaits")),
+        ("longest_wait_seconds", "longest_wait_seconds", None),
+        ("by_result", "by_result", ("map", None)),
+        ("groups", "groups", ("list", ("model", "QueueAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class QueueList(Model):
+    object: Literal["list"]
+    data: List["Queue"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "Queue"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class QueueMember(Model):
+    object: Literal["queue_member"]
+    call_id: str
+    queue_id: str
+    status: Literal["waiting", "reserved", "bridged", "left"]  # waiting; reserved: a dequeue to a call in progress holds it until that call's flow takes it; bridged
+    position: Optional[int]  # 1 is next; null once it is no longer waiting.
+    priority: int
+    wait_seconds: int  # How long it has waited (until it was taken or left).
+    enqueued_at: str  # RFC 3339 UTC timestamp.
+    result: Optional[str]  # How its stay ended (null while in the queue).
+    bridged_call_id: Optional[str]  # The call in progress that took it (reserved or bridged).
+    dequeued_to: Optional[str]  # The number dialled for it by a dequeue with `to`.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("queue_id", "queue_id", None),
+        ("status", "status", None),
+        ("position", "position", None),
+        ("priority", "priority", None),
+        ("wait_seconds", "wait_seconds", None),
+        ("enqueued_at", "enqueued_at", None),
+        ("result", "result", None),
+        ("bridged_call_id", "bridged_call_id", None),
+        ("dequeued_to", "dequeued_to", None),
+    )
+
+
+@dataclass
+class QueueMemberList(Model):
+    object: Literal["list"]
+    data: List["QueueMember"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "QueueMember"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class QueueRouting(Model):
+    """Offer waiting callers to available workers: the longest waiting caller of the highest priority goes to the chosen worker."""
+    strategy: Optional[Literal["longest_idle", "round_robin"]] = None  # longest_idle: the worker available the longest; round_robin: the worker offered a caller least recen
+    required_skills: Optional[List[str]] = None  # A worker must have every one of these skills.
+    worker_ids: Optional[List[str]] = None  # Only these workers (else any with the skills).
+    service_level_seconds: Optional[int] = None  # The answer time the queue's service level counts against.
+    on_missed: Optional[Literal["available", "offline"]] = None  # A worker who lets an offer ring out: stays available (behind the other idle workers) or goes offline
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("strategy", "strategy", None),
+        ("required_skills", "required_skills", ("list", None)),
+        ("worker_ids", "worker_ids", ("list", None)),
+        ("service_level_seconds", "service_level_seconds", None),
+        ("on_missed", "on_missed", None),
+    )
+
+
+@dataclass
+class QueueStats(Model):
+    object: Literal["queue_stats"]
+    queue_id: str
+    window_minutes: int
+    waiting: int  # Callers in the queue now.
+    oldest_wait_seconds: int  # How long the longest waiting caller has waited (0 when none).
+    answered: int  # Callers bridged (to a worker, a dequeue or a dialled number) in the window.
+    abandoned: int  # Callers who hung up while waiting, in the window.
+    abandonment_rate: float  # abandoned / (answered + abandoned); 0 when neither.
+    average_speed_of_answer_seconds: int  # Average wait of the answered callers.
+    service_level_seconds: int  # The queue's routing.service_level_seconds (20 without routing).
+    service_level: float  # Callers answered within service_level_seconds / (answered + abandoned); 0 when neither.
+    average_handle_seconds: int  # Average time from the bridge to the end of the caller's call, of answered callers whose call ended.
+    workers: "QueueStatsWorkers"  # Workers the queue's routing may offer callers to (all workers of the mode without routing), by statu
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("queue_id", "queue_id", None),
+        ("window_minutes", "window_minutes", None),
+        ("waiting", "waiting", None),
+        ("oldest_wait_seconds", "oldest_wait_seconds", None),
+        ("answered", "answered", None),
+        ("abandoned", "abandoned", None),
+        ("abandonment_rate", "abandonment_rate", None),
+        ("average_speed_of_answer_seconds", "average_speed_of_answer_seconds", None),
+        ("service_level_seconds", "service_level_seconds", None),
+        ("service_level", "service_level", None),
+        ("average_handle_seconds", "average_handle_seconds", None),
+        ("workers", "workers", ("model", "QueueStatsWorkers")),
+    )
+
+
+@dataclass
+class QueueStatsWorkers(Model):
+    """Workers the queue's routing may offer callers to (all workers of the mode without routing), by status."""
+    available: int
+    busy: int
+    wrap_up: int
+    offline: int
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("available", "available", None),
+        ("busy", "busy", None),
+        ("wrap_up", "wrap_up", None),
+        ("offline", "offline", None),
+    )
+
+
+@dataclass
+class QueueWaits(Model):
+    """How long callers waited before their wait ended (taken, hung up, timed out, left), nearest-rank percentiles in seconds; null without such waits. Sandbox waits count simulated seconds."""
+    p50: Optional[float]
+    p95: Optional[float]
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("p50", "p50", None),
+        ("p95", "p95", None),
+    )
+
+
+@dataclass
 class Recording(Model):
     id: str
     object: Literal["recording"]
     mode: Literal["sandbox", "live"]
-    call_id: str
+    call_id: str  # The call recorded; for a conference's recording, the participant whose join started it.
+    conference_id: Optional[str]  # A conference's recording (source conference): the conference. Null for a call's recording.
     status: Literal["recording", "paused", "stopped", "processing", "ready", "failed", "deleted"]
-    source: Literal["record", "api", "flow"]  # record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb
+    source: Literal["record", "api", "flow", "conference"]  # record: the call's `record: true`; api: POST /v1/calls/{id}/recordings; flow: a flow's `record` verb
     format: Literal["wav"]
     channels: int  # 2 = dual channel (0 caller, 1 called party), 1 = mono mix.
     sample_rate: int  # Hz (16-bit PCM).
@@ -2842,6 +4042,7 @@ class Recording(Model):
         ("object", "object", None),
         ("mode", "mode", None),
         ("call_id", "call_id", None),
+        ("conference_id", "conference_id", None),
         ("status", "status", None),
         ("source", "source", None),
         ("format", "format", None),
@@ -3232,6 +4433,25 @@ class SimulateInboundMessageRequest(Model):
 
 
 @dataclass
+class SipCredentials(Model):
+    object: Literal["sip_credentials"]
+    worker_id: str
+    username: str  # The SIP user name (the worker's reach.sip_user).
+    password: str  # Shown once: Switchboard keeps only its digest (HA1). A new POST replaces it.
+    realm: str  # The digest realm Switchboard challenges with.
+    created_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("worker_id", "worker_id", None),
+        ("username", "username", None),
+        ("password", "password", None),
+        ("realm", "realm", None),
+        ("created_at", "created_at", None),
+    )
+
+
+@dataclass
 class SpeakOnSandboxCallRequest(Model):
     text: str  # What the other party says; a gather listening for speech hears exactly this text.
 
@@ -3250,6 +4470,85 @@ class StartCallRecordingRequest(Model):
 
 
 @dataclass
+class StartCallStreamRequest(Model):
+    url: str  # The WebSocket server: wss:// to a public address on live calls; the sandbox also allows ws:// and lo
+    track: Optional[Literal["inbound", "outbound", "both"]] = None  # What the server hears: inbound (the other party), outbound (what the call plays to it), or both. Def
+    bidirectional: Optional[bool] = None  # The app may send audio back (media, mark, clear, stop). A bidirectional stream of a flow holds the c
+    format: Optional[Literal["mulaw_8000", "l16_8000", "l16_16000"]] = None  # Audio of media frames both ways: G.711 µ-law 8 kHz, or 16-bit little-endian PCM at 8 or 16 kHz. Defa
+    parameters: Optional[Dict[str, str]] = None  # Custom parameters, sent in the start frame.
+    status_url: Optional[str] = None  # Also receives this stream's call.stream.* events (signed like every webhook).
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("url", "url", None),
+        ("track", "track", None),
+        ("bidirectional", "bidirectional", None),
+        ("format", "format", None),
+        ("parameters", "parameters", ("map", None)),
+        ("status_url", "status_url", None),
+    )
+
+
+@dataclass
+class Stream(Model):
+    id: str
+    object: Literal["stream"]
+    mode: Literal["sandbox", "live"]
+    call_id: str
+    status: Literal["connecting", "started", "stopped", "failed"]  # connecting, then started; stopped (see reason) or failed (see reason and error).
+    source: Literal["api", "flow"]  # api: POST /v1/calls/{id}/streams; flow: a flow's stream verb.
+    url: str
+    track: Literal["inbound", "outbound", "both"]
+    format: Literal["mulaw_8000", "l16_8000", "l16_16000"]
+    bidirectional: bool
+    parameters: Dict[str, str]
+    status_url: Optional[str]
+    reason: Optional[str]  # Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, st
+    error: Optional[str]  # Why it failed, in a sentence.
+    dropped_frames: int  # Frames to the server dropped because its socket's send buffer was full (a slow server never delays t
+    created_at: str  # RFC 3339 UTC timestamp.
+    started_at: Optional[str]  # RFC 3339 UTC timestamp.
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("call_id", "call_id", None),
+        ("status", "status", None),
+        ("source", "source", None),
+        ("url", "url", None),
+        ("track", "track", None),
+        ("format", "format", None),
+        ("bidirectional", "bidirectional", None),
+        ("parameters", "parameters", ("map", None)),
+        ("status_url", "status_url", None),
+        ("reason", "reason", None),
+        ("error", "error", None),
+        ("dropped_frames", "dropped_frames", None),
+        ("created_at", "created_at", None),
+        ("started_at", "started_at", None),
+        ("ended_at", "ended_at", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class StreamList(Model):
+    object: Literal["list"]
+    data: List["Stream"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "Stream"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
 class TransferCallRequest(Model):
     to: str  # Number to hand the called party over to. E.164, e.g. +14155550100 (checked with libphonenumber).
     timeout: Optional[int] = None  # Seconds to let the target ring.
@@ -3257,6 +4556,24 @@ class TransferCallRequest(Model):
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("to", "to", None),
         ("timeout", "timeout", None),
+    )
+
+
+@dataclass
+class UnansweredQuestion(Model):
+    """Caller questions the receptionist could not answer from its knowledge, grouped by similar wording."""
+    question: str  # The wording callers used most for this question.
+    count: int  # How many times callers asked it (in any wording of the group) without an answer from the knowledge.
+    examples: List[str]  # Up to 3 other wordings of the same question, most asked first.
+    conversation_ids: List[str]  # Up to 5 conversations it was asked in, latest first.
+    last_asked_at: str  # When the latest of those conversations started.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("question", "question", None),
+        ("count", "count", None),
+        ("examples", "examples", ("list", None)),
+        ("conversation_ids", "conversation_ids", ("list", None)),
+        ("last_asked_at", "last_asked_at", None),
     )
 
 
@@ -3311,6 +4628,20 @@ class UpdateCallFlowRequest(Model):
     _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
         ("flow", "flow", ("list", None)),
         ("url", "url", None),
+    )
+
+
+@dataclass
+class UpdateConferenceParticipantRequest(Model):
+    """The fields to change; those left out stay as they are (an empty body changes nothing)."""
+    muted: Optional[bool] = None
+    hold: Optional[bool] = None  # Held: it hears the hold tone and nobody hears it.
+    coach_call_id: Optional[Optional[str]] = None  # A participant of the same conference only it is heard by (whisper); null: heard by everyone again.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("muted", "muted", None),
+        ("hold", "hold", None),
+        ("coach_call_id", "coach_call_id", None),
     )
 
 
@@ -3383,6 +4714,26 @@ class UpdatePortRequestServiceAddress(Model):
 
 
 @dataclass
+class UpdateQueueRequest(Model):
+    """Changes apply to callers who join from now on."""
+    name: Optional[str] = None  # Unique per account and mode; flows name the queue by it.
+    max_size: Optional[int] = None  # Callers that may wait at once; one more is refused (the enqueue result `full`). Default 100.
+    max_wait_seconds: Optional[Optional[int]] = None  # A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
+    wait_flow: Optional[List[Any]] = None  # The new wait flow; [] removes it.
+    wait_url: Optional[Optional[str]] = None  # Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the star
+    routing: Optional[Optional["QueueRouting"]] = None  # Offer waiting callers to available workers: the longest waiting caller of the highest priority goes 
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("name", "name", None),
+        ("max_size", "max_size", None),
+        ("max_wait_seconds", "max_wait_seconds", None),
+        ("wait_flow", "wait_flow", ("list", None)),
+        ("wait_url", "wait_url", None),
+        ("routing", "routing", ("model", "QueueRouting")),
+    )
+
+
+@dataclass
 class UpdateWebhookRequest(Model):
     url: Optional[str] = None  # https in live mode; sandbox also allows http (e.g. http://localhost:3000/hooks).
     events: Optional[List[str]] = None
@@ -3394,6 +4745,292 @@ class UpdateWebhookRequest(Model):
         ("events", "events", ("list", None)),
         ("description", "description", None),
         ("enabled", "enabled", None),
+    )
+
+
+@dataclass
+class UpdateWorkerRequest(Model):
+    """A worker in wrap_up may be made available early; a busy worker cannot go offline until its call ends."""
+    name: Optional[str] = None
+    skills: Optional[List[str]] = None  # What the worker can handle; a queue's required skills must all be here. Stored sorted, without dupli
+    reach: Optional[Any] = None  # Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a 
+    status: Optional[Literal["available", "offline"]] = None  # available or offline; busy and wrap_up are set by Switchboard around calls.
+    ring_timeout_seconds: Optional[int] = None  # Seconds an offered call rings the worker before it counts as missed. Default 20.
+    wrap_up_seconds: Optional[int] = None  # Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default 
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("name", "name", None),
+        ("skills", "skills", ("list", None)),
+        ("reach", "reach", None),
+        ("status", "status", None),
+        ("ring_timeout_seconds", "ring_timeout_seconds", None),
+        ("wrap_up_seconds", "wrap_up_seconds", None),
+    )
+
+
+@dataclass
+class Usage(Model):
+    """The account's usage in the key's mode, per UTC day."""
+    object: Literal["usage"]
+    mode: Literal["sandbox", "live"]
+    start: str  # RFC 3339 UTC timestamp.
+    end: str  # RFC 3339 UTC timestamp.
+    totals: "UsageTotals"  # The usage over the whole window.
+    data: List["UsageRecord"]  # One usage record per UTC day, empty days included with zeros.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("totals", "totals", ("model", "UsageTotals")),
+        ("data", "data", ("list", ("model", "UsageRecord"))),
+    )
+
+
+@dataclass
+class UsageCallMinutes(Model):
+    calls: int
+    answered: int
+    seconds: int  # Talk time.
+    minutes: int  # Billable minutes: each call rounded up to a whole minute.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("calls", "calls", None),
+        ("answered", "answered", None),
+        ("seconds", "seconds", None),
+        ("minutes", "minutes", None),
+    )
+
+
+@dataclass
+class UsageChannel(Model):
+    outbound: int
+    inbound: int
+    segments: int  # Segments, both directions.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("outbound", "outbound", None),
+        ("inbound", "inbound", None),
+        ("segments", "segments", None),
+    )
+
+
+@dataclass
+class UsageRecord(Model):
+    """One UTC day of usage."""
+    object: Literal["usage_record"]
+    date: str  # The UTC day, YYYY-MM-DD.
+    start: str  # RFC 3339 UTC timestamp.
+    end: str  # RFC 3339 UTC timestamp.
+    calls: "UsageRecordCalls"
+    messages: "UsageRecordMessages"
+    recordings: "UsageRecordRecordings"
+    ai_conversations: int  # AI receptionist conversations started.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("date", "date", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("calls", "calls", ("model", "UsageRecordCalls")),
+        ("messages", "messages", ("model", "UsageRecordMessages")),
+        ("recordings", "recordings", ("model", "UsageRecordRecordings")),
+        ("ai_conversations", "ai_conversations", None),
+    )
+
+
+@dataclass
+class UsageRecordCalls(Model):
+    outbound: "UsageCallMinutes"
+    inbound: "UsageCallMinutes"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("outbound", "outbound", ("model", "UsageCallMinutes")),
+        ("inbound", "inbound", ("model", "UsageCallMinutes")),
+    )
+
+
+@dataclass
+class UsageRecordMessages(Model):
+    sms: "UsageChannel"
+    mms: "UsageChannel"
+    whatsapp: "UsageChannel"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("sms", "sms", ("model", "UsageChannel")),
+        ("mms", "mms", ("model", "UsageChannel")),
+        ("whatsapp", "whatsapp", ("model", "UsageChannel")),
+    )
+
+
+@dataclass
+class UsageRecordRecordings(Model):
+    count: int
+    seconds: float  # Recorded time of the recordings started that day (deleted ones excluded).
+    bytes: int  # Bytes those recordings keep stored.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("count", "count", None),
+        ("seconds", "seconds", None),
+        ("bytes", "bytes", None),
+    )
+
+
+@dataclass
+class UsageTotals(Model):
+    """The usage over the whole window."""
+    calls: "UsageTotalsCalls"
+    messages: "UsageTotalsMessages"
+    recordings: "UsageTotalsRecordings"
+    ai_conversations: int  # AI receptionist conversations started.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("calls", "calls", ("model", "UsageTotalsCalls")),
+        ("messages", "messages", ("model", "UsageTotalsMessages")),
+        ("recordings", "recordings", ("model", "UsageTotalsRecordings")),
+        ("ai_conversations", "ai_conversations", None),
+    )
+
+
+@dataclass
+class UsageTotalsCalls(Model):
+    outbound: "UsageCallMinutes"
+    inbound: "UsageCallMinutes"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("outbound", "outbound", ("model", "UsageCallMinutes")),
+        ("inbound", "inbound", ("model", "UsageCallMinutes")),
+    )
+
+
+@dataclass
+class UsageTotalsMessages(Model):
+    sms: "UsageChannel"
+    mms: "UsageChannel"
+    whatsapp: "UsageChannel"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("sms", "sms", ("model", "UsageChannel")),
+        ("mms", "mms", ("model", "UsageChannel")),
+        ("whatsapp", "whatsapp", ("model", "UsageChannel")),
+    )
+
+
+@dataclass
+class UsageTotalsRecordings(Model):
+    count: int
+    seconds: float  # Recorded time of the recordings started that day (deleted ones excluded).
+    bytes: int  # Bytes those recordings keep stored.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("count", "count", None),
+        ("seconds", "seconds", None),
+        ("bytes", "bytes", None),
+    )
+
+
+@dataclass
+class WebhookAnalytics(Model):
+    """Webhook deliveries, their outcomes and endpoint latency per UTC bucket."""
+    object: Literal["webhook_analytics"]
+    mode: Literal["sandbox", "live"]
+    interval: Literal["hour", "day"]
+    start: str  # The first instant covered (start of its UTC bucket).
+    end: str  # The end of the last bucket, exclusive.
+    group_by: Optional[str]
+    totals: "WebhookAnalyticsTotals"  # The figures over the whole window.
+    data: List["WebhookAnalyticsBucket"]  # Every bucket of the window in time order, empty ones included with zeros.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("interval", "interval", None),
+        ("start", "start", None),
+        ("end", "end", None),
+        ("group_by", "group_by", None),
+        ("totals", "totals", ("model", "WebhookAnalyticsTotals")),
+        ("data", "data", ("list", ("model", "WebhookAnalyticsBucket"))),
+    )
+
+
+@dataclass
+class WebhookAnalyticsBucket(Model):
+    start: str  # The bucket's first instant.
+    end: str  # The bucket's end, exclusive.
+    deliveries: int  # Deliveries of the events created in the bucket (one per event and endpoint).
+    succeeded: int  # Deliveries an endpoint accepted (2xx).
+    failed: int  # Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+    dead_lettered: int  # Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+    pending: int  # Deliveries waiting for their first or next attempt.
+    success_rate: Optional[float]  # succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+    attempts: int  # HTTP attempts made for those deliveries, retries and replays included.
+    attempt_latency_ms: "AttemptLatency"  # How long endpoints took to answer each attempt (request sent to response read), nearest-rank percent
+    groups: Optional[List["WebhookAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("start", "start", None),
+        ("end", "end", None),
+        ("deliveries", "deliveries", None),
+        ("succeeded", "succeeded", None),
+        ("failed", "failed", None),
+        ("dead_lettered", "dead_lettered", None),
+        ("pending", "pending", None),
+        ("success_rate", "success_rate", None),
+        ("attempts", "attempts", None),
+        ("attempt_latency_ms", "attempt_latency_ms", ("model", "AttemptLatency")),
+        ("groups", "groups", ("list", ("model", "WebhookAnalyticsGroup"))),
+    )
+
+
+@dataclass
+class WebhookAnalyticsGroup(Model):
+    value: str  # The group: the group_by value of these figures (a status, direction, channel, phone number, trunk, e
+    deliveries: int  # Deliveries of the events created in the bucket (one per event and endpoint).
+    succeeded: int  # Deliveries an endpoint accepted (2xx).
+    failed: int  # Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+    dead_lettered: int  # Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+    pending: int  # Deliveries waiting for their first or next attempt.
+    success_rate: Optional[float]  # succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+    attempts: int  # HTTP attempts made for those deliveries, retries and replays included.
+    attempt_latency_ms: "AttemptLatency"  # How long endpoints took to answer each attempt (request sent to response read), nearest-rank percent
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("value", "value", None),
+        ("deliveries", "deliveries", None),
+        ("succeeded", "succeeded", None),
+        ("failed", "failed", None),
+        ("dead_lettered", "dead_lettered", None),
+        ("pending", "pending", None),
+        ("success_rate", "success_rate", None),
+        ("attempts", "attempts", None),
+        ("attempt_latency_ms", "attempt_latency_ms", ("model", "AttemptLatency")),
+    )
+
+
+@dataclass
+class WebhookAnalyticsTotals(Model):
+    """The figures over the whole window."""
+    deliveries: int  # Deliveries of the events created in the bucket (one per event and endpoint).
+    succeeded: int  # Deliveries an endpoint accepted (2xx).
+    failed: int  # Deliveries stopped early (410 Gone, endpoint disabled or deleted, URL no longer allowed).
+    dead_lettered: int  # Deliveries that failed every scheduled attempt and wait in the dead-letter queue.
+    pending: int  # Deliveries waiting for their first or next attempt.
+    success_rate: Optional[float]  # succeeded / (succeeded + failed + dead_lettered), to 4 decimals; null without any finished.
+    attempts: int  # HTTP attempts made for those deliveries, retries and replays included.
+    attempt_latency_ms: "AttemptLatency"  # How long endpoints took to answer each attempt (request sent to response read), nearest-rank percent
+    groups: Optional[List["WebhookAnalyticsGroup"]] = None  # With group_by only: one entry per value seen, sorted by value.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("deliveries", "deliveries", None),
+        ("succeeded", "succeeded", None),
+        ("failed", "failed", None),
+        ("dead_lettered", "dead_lettered", None),
+        ("pending", "pending", None),
+        ("success_rate", "success_rate", None),
+        ("attempts", "attempts", None),
+        ("attempt_latency_ms", "attempt_latency_ms", ("model", "AttemptLatency")),
+        ("groups", "groups", ("list", ("model", "WebhookAnalyticsGroup"))),
     )
 
 
@@ -3594,7 +5231,187 @@ class WebhookTestEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.processing", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.transfer_failed", "call.transfer_started", "call.transferred", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test"]
+@dataclass
+class Worker(Model):
+    id: str
+    object: Literal["worker"]
+    mode: Literal["sandbox", "live"]
+    name: str
+    skills: List[str]
+    status: Literal["available", "busy", "wrap_up", "offline"]  # available: may be offered callers; busy: on a call (set by Switchboard); wrap_up: after a call, for 
+    reach: Any  # Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a 
+    ring_timeout_seconds: int
+    wrap_up_seconds: int
+    last_idle_at: Optional[str]  # RFC 3339 UTC timestamp.
+    current_call_id: Optional[str]  # The call the worker is on while busy.
+    offer: Optional["WorkerOffer"]  # The caller being offered to the worker now (its phone is ringing); null when none.
+    status_changed_at: str  # RFC 3339 UTC timestamp.
+    sip_credentials_created_at: Optional[str]  # RFC 3339 UTC timestamp.
+    created_at: str  # RFC 3339 UTC timestamp.
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("mode", "mode", None),
+        ("name", "name", None),
+        ("skills", "skills", ("list", None)),
+        ("status", "status", None),
+        ("reach", "reach", None),
+        ("ring_timeout_seconds", "ring_timeout_seconds", None),
+        ("wrap_up_seconds", "wrap_up_seconds", None),
+        ("last_idle_at", "last_idle_at", None),
+        ("current_call_id", "current_call_id", None),
+        ("offer", "offer", ("model", "WorkerOffer")),
+        ("status_changed_at", "status_changed_at", None),
+        ("sip_credentials_created_at", "sip_credentials_created_at", None),
+        ("created_at", "created_at", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class WorkerConnectedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["worker.connected"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "WorkerConnectedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "WorkerConnectedEventData")),
+    )
+
+
+@dataclass
+class WorkerConnectedEventData(Model):
+    object: "Worker"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Worker")),
+    )
+
+
+@dataclass
+class WorkerList(Model):
+    object: Literal["list"]
+    data: List["Worker"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "Worker"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class WorkerMissedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["worker.missed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "WorkerMissedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "WorkerMissedEventData")),
+    )
+
+
+@dataclass
+class WorkerMissedEventData(Model):
+    object: "Worker"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Worker")),
+    )
+
+
+@dataclass
+class WorkerOffer(Model):
+    """The caller being offered to the worker now (its phone is ringing); null when none."""
+    call_id: str  # The call ringing the worker.
+    caller_call_id: Optional[str]  # The waiting caller it offers.
+    queue_id: Optional[str]
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("call_id", "call_id", None),
+        ("caller_call_id", "caller_call_id", None),
+        ("queue_id", "queue_id", None),
+    )
+
+
+@dataclass
+class WorkerOfferedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["worker.offered"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "WorkerOfferedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "WorkerOfferedEventData")),
+    )
+
+
+@dataclass
+class WorkerOfferedEventData(Model):
+    object: "Worker"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Worker")),
+    )
+
+
+@dataclass
+class WorkerStatusChangedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["worker.status_changed"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "WorkerStatusChangedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "WorkerStatusChangedEventData")),
+    )
+
+
+@dataclass
+class WorkerStatusChangedEventData(Model):
+    object: "Worker"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "Worker")),
+    )
+
+
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queue.joined", "call.queue.left", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.processing", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.stream.failed", "call.stream.started", "call.stream.stopped", "call.transfer_failed", "call.transfer_started", "call.transferred", "conference.ended", "conference.participant.joined", "conference.participant.left", "conference.participant.updated", "conference.started", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test", "worker.connected", "worker.missed", "worker.offered", "worker.status_changed"]
 """Every event type the server sends."""
 
 register_models({
@@ -3610,6 +5427,11 @@ register_models({
     "AiAgentDeletedEventData": AiAgentDeletedEventData,
     "AiAgentUpdatedEvent": AiAgentUpdatedEvent,
     "AiAgentUpdatedEventData": AiAgentUpdatedEventData,
+    "AiAnalytics": AiAnalytics,
+    "AiAnalyticsBucket": AiAnalyticsBucket,
+    "AiAnalyticsGroup": AiAnalyticsGroup,
+    "AiAnalyticsQuestionsScanned": AiAnalyticsQuestionsScanned,
+    "AiAnalyticsTotals": AiAnalyticsTotals,
     "AiConversationCompletedEvent": AiConversationCompletedEvent,
     "AiConversationCompletedEventData": AiConversationCompletedEventData,
     "AiConversationScoredEvent": AiConversationScoredEvent,
@@ -3620,11 +5442,18 @@ register_models({
     "AiKnowledgeFailedEventData": AiKnowledgeFailedEventData,
     "AiKnowledgeReadyEvent": AiKnowledgeReadyEvent,
     "AiKnowledgeReadyEventData": AiKnowledgeReadyEventData,
+    "AnnounceToConferenceRequest": AnnounceToConferenceRequest,
+    "AnnounceToConferenceRequestSay": AnnounceToConferenceRequestSay,
     "ApiKey": ApiKey,
     "ApiKeyList": ApiKeyList,
+    "AttemptLatency": AttemptLatency,
     "AvailableNumber": AvailableNumber,
     "AvailableNumberList": AvailableNumberList,
     "Call": Call,
+    "CallAnalytics": CallAnalytics,
+    "CallAnalyticsBucket": CallAnalyticsBucket,
+    "CallAnalyticsGroup": CallAnalyticsGroup,
+    "CallAnalyticsTotals": CallAnalyticsTotals,
     "CallAnsweredEvent": CallAnsweredEvent,
     "CallAnsweredEventData": CallAnsweredEventData,
     "CallBusyEvent": CallBusyEvent,
@@ -3633,6 +5462,7 @@ register_models({
     "CallCanceledEventData": CallCanceledEventData,
     "CallCompletedEvent": CallCompletedEvent,
     "CallCompletedEventData": CallCompletedEventData,
+    "CallDequeue": CallDequeue,
     "CallDial": CallDial,
     "CallDialCompletedEvent": CallDialCompletedEvent,
     "CallDialCompletedEventData": CallDialCompletedEventData,
@@ -3654,8 +5484,13 @@ register_models({
     "CallList": CallList,
     "CallNoAnswerEvent": CallNoAnswerEvent,
     "CallNoAnswerEventData": CallNoAnswerEventData,
+    "CallQueue": CallQueue,
     "CallQueuedEvent": CallQueuedEvent,
     "CallQueuedEventData": CallQueuedEventData,
+    "CallQueueJoinedEvent": CallQueueJoinedEvent,
+    "CallQueueJoinedEventData": CallQueueJoinedEventData,
+    "CallQueueLeftEvent": CallQueueLeftEvent,
+    "CallQueueLeftEventData": CallQueueLeftEventData,
     "CallRecordingDeletedEvent": CallRecordingDeletedEvent,
     "CallRecordingDeletedEventData": CallRecordingDeletedEventData,
     "CallRecordingFailedEvent": CallRecordingFailedEvent,
@@ -3676,6 +5511,12 @@ register_models({
     "CallRecordingStoppedEventData": CallRecordingStoppedEventData,
     "CallRingingEvent": CallRingingEvent,
     "CallRingingEventData": CallRingingEventData,
+    "CallStreamFailedEvent": CallStreamFailedEvent,
+    "CallStreamFailedEventData": CallStreamFailedEventData,
+    "CallStreamStartedEvent": CallStreamStartedEvent,
+    "CallStreamStartedEventData": CallStreamStartedEventData,
+    "CallStreamStoppedEvent": CallStreamStoppedEvent,
+    "CallStreamStoppedEventData": CallStreamStoppedEventData,
     "CallTransferFailedEvent": CallTransferFailedEvent,
     "CallTransferFailedEventData": CallTransferFailedEventData,
     "CallTransferredEvent": CallTransferredEvent,
@@ -3683,6 +5524,20 @@ register_models({
     "CallTransfersItem": CallTransfersItem,
     "CallTransferStartedEvent": CallTransferStartedEvent,
     "CallTransferStartedEventData": CallTransferStartedEventData,
+    "Conference": Conference,
+    "ConferenceEndedEvent": ConferenceEndedEvent,
+    "ConferenceEndedEventData": ConferenceEndedEventData,
+    "ConferenceList": ConferenceList,
+    "ConferenceParticipant": ConferenceParticipant,
+    "ConferenceParticipantJoinedEvent": ConferenceParticipantJoinedEvent,
+    "ConferenceParticipantJoinedEventData": ConferenceParticipantJoinedEventData,
+    "ConferenceParticipantLeftEvent": ConferenceParticipantLeftEvent,
+    "ConferenceParticipantLeftEventData": ConferenceParticipantLeftEventData,
+    "ConferenceParticipantList": ConferenceParticipantList,
+    "ConferenceParticipantUpdatedEvent": ConferenceParticipantUpdatedEvent,
+    "ConferenceParticipantUpdatedEventData": ConferenceParticipantUpdatedEventData,
+    "ConferenceStartedEvent": ConferenceStartedEvent,
+    "ConferenceStartedEventData": ConferenceStartedEventData,
     "Conversation": Conversation,
     "ConversationFallbacksItem": ConversationFallbacksItem,
     "ConversationList": ConversationList,
@@ -3700,10 +5555,16 @@ register_models({
     "CreateKeyResponse": CreateKeyResponse,
     "CreatePortRequest": CreatePortRequest,
     "CreatePortRequestServiceAddress": CreatePortRequestServiceAddress,
+    "CreateQueueRequest": CreateQueueRequest,
     "CreateWebhookListenSessionRequest": CreateWebhookListenSessionRequest,
     "CreateWebhookRequest": CreateWebhookRequest,
     "CreateWebhookResponse": CreateWebhookResponse,
+    "CreateWorkerRequest": CreateWorkerRequest,
+    "DeletedQueue": DeletedQueue,
+    "DeletedWorker": DeletedWorker,
     "DeleteWebhookResponse": DeleteWebhookResponse,
+    "DeliveryTimes": DeliveryTimes,
+    "DialConferenceParticipantRequest": DialConferenceParticipantRequest,
     "Event": Event,
     "EventData": EventData,
     "EventList": EventList,
@@ -3715,6 +5576,10 @@ register_models({
     "KnowledgeDocument": KnowledgeDocument,
     "KnowledgeDocumentList": KnowledgeDocumentList,
     "Message": Message,
+    "MessageAnalytics": MessageAnalytics,
+    "MessageAnalyticsBucket": MessageAnalyticsBucket,
+    "MessageAnalyticsGroup": MessageAnalyticsGroup,
+    "MessageAnalyticsTotals": MessageAnalyticsTotals,
     "MessageCanceledEvent": MessageCanceledEvent,
     "MessageCanceledEventData": MessageCanceledEventData,
     "MessageDeliveredEvent": MessageDeliveredEvent,
@@ -3763,6 +5628,7 @@ register_models({
     "PortPhoneNumbersItem": PortPhoneNumbersItem,
     "PortPhoneNumbersItemTemporaryNumber": PortPhoneNumbersItemTemporaryNumber,
     "PortServiceAddress": PortServiceAddress,
+    "PostDialDelay": PostDialDelay,
     "PressKeysOnSandboxCallRequest": PressKeysOnSandboxCallRequest,
     "Problem": Problem,
     "ProblemErrorsItem": ProblemErrorsItem,
@@ -3770,6 +5636,18 @@ register_models({
     "PushKnowledgeRequest": PushKnowledgeRequest,
     "PushKnowledgeRequestDocumentsItem": PushKnowledgeRequestDocumentsItem,
     "PushKnowledgeResponse": PushKnowledgeResponse,
+    "Queue": Queue,
+    "QueueAnalytics": QueueAnalytics,
+    "QueueAnalyticsBucket": QueueAnalyticsBucket,
+    "QueueAnalyticsGroup": QueueAnalyticsGroup,
+    "QueueAnalyticsTotals": QueueAnalyticsTotals,
+    "QueueList": QueueList,
+    "QueueMember": QueueMember,
+    "QueueMemberList": QueueMemberList,
+    "QueueRouting": QueueRouting,
+    "QueueStats": QueueStats,
+    "QueueStatsWorkers": QueueStatsWorkers,
+    "QueueWaits": QueueWaits,
     "Recording": Recording,
     "RecordingList": RecordingList,
     "RecordingRedactionsItem": RecordingRedactionsItem,
@@ -3795,17 +5673,40 @@ register_models({
     "SendSmsFromNumberRequest": SendSmsFromNumberRequest,
     "SimulateInboundCallRequest": SimulateInboundCallRequest,
     "SimulateInboundMessageRequest": SimulateInboundMessageRequest,
+    "SipCredentials": SipCredentials,
     "SpeakOnSandboxCallRequest": SpeakOnSandboxCallRequest,
     "StartCallRecordingRequest": StartCallRecordingRequest,
+    "StartCallStreamRequest": StartCallStreamRequest,
+    "Stream": Stream,
+    "StreamList": StreamList,
     "TransferCallRequest": TransferCallRequest,
+    "UnansweredQuestion": UnansweredQuestion,
     "UpdateAgentRequest": UpdateAgentRequest,
     "UpdateAgentRequestBusinessHours": UpdateAgentRequestBusinessHours,
     "UpdateCallFlowRequest": UpdateCallFlowRequest,
+    "UpdateConferenceParticipantRequest": UpdateConferenceParticipantRequest,
     "UpdateKeyRequest": UpdateKeyRequest,
     "UpdateNumberRequest": UpdateNumberRequest,
     "UpdatePortRequest": UpdatePortRequest,
     "UpdatePortRequestServiceAddress": UpdatePortRequestServiceAddress,
+    "UpdateQueueRequest": UpdateQueueRequest,
     "UpdateWebhookRequest": UpdateWebhookRequest,
+    "UpdateWorkerRequest": UpdateWorkerRequest,
+    "Usage": Usage,
+    "UsageCallMinutes": UsageCallMinutes,
+    "UsageChannel": UsageChannel,
+    "UsageRecord": UsageRecord,
+    "UsageRecordCalls": UsageRecordCalls,
+    "UsageRecordMessages": UsageRecordMessages,
+    "UsageRecordRecordings": UsageRecordRecordings,
+    "UsageTotals": UsageTotals,
+    "UsageTotalsCalls": UsageTotalsCalls,
+    "UsageTotalsMessages": UsageTotalsMessages,
+    "UsageTotalsRecordings": UsageTotalsRecordings,
+    "WebhookAnalytics": WebhookAnalytics,
+    "WebhookAnalyticsBucket": WebhookAnalyticsBucket,
+    "WebhookAnalyticsGroup": WebhookAnalyticsGroup,
+    "WebhookAnalyticsTotals": WebhookAnalyticsTotals,
     "WebhookDelivery": WebhookDelivery,
     "WebhookDeliveryAttemptsItem": WebhookDeliveryAttemptsItem,
     "WebhookDeliveryList": WebhookDeliveryList,
@@ -3815,4 +5716,15 @@ register_models({
     "WebhookTest": WebhookTest,
     "WebhookTestEvent": WebhookTestEvent,
     "WebhookTestEventData": WebhookTestEventData,
+    "Worker": Worker,
+    "WorkerConnectedEvent": WorkerConnectedEvent,
+    "WorkerConnectedEventData": WorkerConnectedEventData,
+    "WorkerList": WorkerList,
+    "WorkerMissedEvent": WorkerMissedEvent,
+    "WorkerMissedEventData": WorkerMissedEventData,
+    "WorkerOffer": WorkerOffer,
+    "WorkerOfferedEvent": WorkerOfferedEvent,
+    "WorkerOfferedEventData": WorkerOfferedEventData,
+    "WorkerStatusChangedEvent": WorkerStatusChangedEvent,
+    "WorkerStatusChangedEventData": WorkerStatusChangedEventData,
 })

@@ -28,6 +28,25 @@ def verify_webhook(payload: Union[bytes, str], headers: Mapping[str, Any], secre
                    tolerance_seconds: float = DEFAULT_TOLERANCE_SECONDS, now: Optional[float] = None) -> Event:
     """Returns the event when the signature verifies, else raises WebhookVerificationError.
     `payload` must be the body exactly as received, never re-serialised JSON."""
+    body = _verified_body(payload, headers, secret, tolerance_seconds, now)
+    return Event.from_dict(json.loads(body))
+
+
+def verify_stream_handshake(url: str, headers: Mapping[str, Any], secret: str, *,
+                            tolerance_seconds: float = DEFAULT_TOLERANCE_SECONDS, now: Optional[float] = None) -> str:
+    """Verifies a media stream's signed WebSocket handshake for `url` (the stream's url as given)
+    and returns the stream id, else raises WebhookVerificationError. The signature covers the
+    compact JSON {"stream_id": <webhook-id>, "url": <url>} (docs/media-streams.md)."""
+    stream_id = _header(headers, "webhook-id")
+    if not stream_id:
+        raise WebhookVerificationError("missing webhook-id header")
+    signed = json.dumps({"stream_id": stream_id, "url": url}, separators=(",", ":"), ensure_ascii=False)
+    _verified_body(signed, headers, secret, tolerance_seconds, now)
+    return stream_id
+
+
+def _verified_body(payload: Union[bytes, str], headers: Mapping[str, Any], secret: str,
+                   tolerance_seconds: float, now: Optional[float]) -> bytes:
     msg_id = _header(headers, "webhook-id")
     timestamp = _header(headers, "webhook-timestamp")
     signatures = _header(headers, "webhook-signature")
@@ -51,5 +70,5 @@ def verify_webhook(payload: Union[bytes, str], headers: Mapping[str, Any], secre
         except ValueError:
             continue
         if hmac.compare_digest(given, expected):
-            return Event.from_dict(json.loads(body))
+            return body
     raise WebhookVerificationError("no webhook-signature matches the payload and secret")

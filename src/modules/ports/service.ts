@@ -185,7 +185,7 @@ export class PortService {
   /** Fixes an order in `exception` and resubmits it: exception -> submitted, reviewed again. */
   async update(accountId: string, mode: Mode, clock: Clock, id: string, patch: UpdatePortInput) {
     return inTransaction(this.db, async (trx) => {
-      const row = await this.row(trx, accountId, mode, id);
+      const row = await this.row(trx, accountId, mode, id, true);
       if (row.status !== 'exception') {
         throw new Problem('invalid_state_transition', `Port ${id} is ${row.status}; only an order in exception can be changed and resubmitted.`);
       }
@@ -204,7 +204,7 @@ export class PortService {
   /** Refused within 48 h of the FOC date; the numbers on the order are released, temporary ones stay. */
   async cancel(accountId: string, mode: Mode, clock: Clock, id: string) {
     return inTransaction(this.db, async (trx) => {
-      const row = await this.row(trx, accountId, mode, id);
+      const row = await this.row(trx, accountId, mode, id, true);
       if (row.status === 'canceled') return presentPort(row, await this.numbersOf(trx, [id]));
       if (row.status === 'foc_scheduled' && row.foc_date !== null) {
         const cutoff = Date.parse(row.foc_date) - CANCEL_CUTOFF_HOURS * 3_600_000;
@@ -225,7 +225,7 @@ export class PortService {
     await inTransaction(this.db, async (trx) => {
       // Read under the clock's lock: the FOC job is scheduled at an absolute sandbox time.
       const clock = await this.platform.sandboxClocks.lockedClockFor(trx, head.account_id, head.mode);
-      const row = await this.row(trx, head.account_id, head.mode, portId);
+      const row = await this.row(trx, head.account_id, head.mode, portId, true);
       // Already answered, canceled, or resubmitted since this job was scheduled.
       if (row.status !== 'submitted' || row.submitted_at !== payload.submittedAt) return;
       const answer = this.sandbox.reviewPort({ id: row.id, accountNumber: row.account_number, pin: row.pin, submittedAt: new Date(row.submitted_at) }, this.holidays);
@@ -249,7 +249,7 @@ export class PortService {
     if (!head) return;
     const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
     await inTransaction(this.db, async (trx) => {
-      const row = await this.row(trx, head.account_id, head.mode, payload.portId);
+      const row = await this.row(trx, head.account_id, head.mode, payload.portId, true);
       if (row.status !== 'foc_scheduled' || row.foc_date !== payload.focDate) return;
       const moved = await this.transition(trx, row, 'completed', clock, {});
       for (const number of await this.numbersOf(trx, [row.id])) {
@@ -294,9 +294,16 @@ export class PortService {
     });
   }
 
-  private async row(db: Kysely<Tables>, accountId: string, mode: Mode, id: string): Promise<PortRow> {
-    const row = await db.selectFrom('ports').selectAll()
-      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode).executeTakeFirst();
+  /**
+   * The order as it is now. Inside a transaction that moves it (`lock`), PostgreSQL holds the row
+   * until the commit: a cancel and the review job that answers the same order then run one after
+   * the other, and the second sees the first's status instead of failing its move with a conflict.
+   */
+  private async row(db: Kysely<Tables>, accountId: string, mode: Mode, id: string, lock = false): Promise<PortRow> {
+    let query = db.selectFrom('ports').selectAll()
+      .where('id', '=', id).where('account_id', '=', accountId).where('mode', '=', mode);
+    if (lock && this.platform.database.engine === 'postgres') query = query.forUpdate();
+    const row = await query.executeTakeFirst();
     if (!row) throw notFound('port', id);
     return row;
   }

@@ -61,7 +61,19 @@ export class Ticker {
     this.timer = setTimeout(() => this.fire(), Math.max(0, due - performance.now()));
   }
 
-  private fire(): void {
+  /** @param socketsRead the loop has read the sockets since this firing was due */
+  private fire(socketsRead = false): void {
+    const behindNow = Math.floor((performance.now() - this.start) / this.stepMs) - this.next;
+    if (behindNow > 0 && !socketsRead) {
+      // Woken late (the machine was busy): the packets that came in meanwhile still wait in
+      // the sockets, and timers run before I/O in Node's loop. Playing the missed steps now
+      // would play their audio as silence and then drop it as late. Let the loop read the
+      // sockets first (its poll phase), and catch up just after, in its check phase.
+      setImmediate(() => {
+        if (this.timer) this.fire(true);
+      });
+      return;
+    }
     const now = performance.now();
     let behind = Math.floor((now - this.start) / this.stepMs) - this.next;
     const maxBehind = this.maxCatchUp * this.phases;

@@ -96,7 +96,7 @@ export async function startReceiver(opts: { secrets?: string[]; path?: string } 
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`timed out after ${timeoutMs} ms; received: ${events().map((e) => e.type).join(', ') || 'nothing'}`));
+        reject(new Error(`timed out after ${timeoutMs} ms; ${failuresIn(events())}received: ${events().map((e) => e.type).join(', ') || 'nothing'}`));
       }, timeoutMs);
       const done = () => {
         clearTimeout(timer);
@@ -120,4 +120,16 @@ export async function startReceiver(opts: { secrets?: string[]; path?: string } 
       server.close(() => resolve());
     }),
   });
+}
+
+/**
+ * The calls that failed among the events, with why, put first in a timeout's message: CI shows
+ * only the first line of it, and a failed call is usually the reason the wait timed out.
+ */
+function failuresIn(events: ReceivedEvent[]): string {
+  const failed = events.filter((e) => e.type === 'call.failed').map((e) => {
+    const call = e.data.object as { id: string; hangup_cause?: string | null; failure?: { carrier_code?: unknown; message?: string } | null };
+    return `${call.id} (${[call.hangup_cause, call.failure?.carrier_code, call.failure?.message].filter((v) => v != null).join(', ')})`;
+  });
+  return failed.length > 0 ? `failed calls: ${failed.join('; ')}; ` : '';
 }

@@ -6,8 +6,8 @@
 // TEST_NICE lowers the priority of this process and so of every file it starts (they inherit
 // it): scripts/test.mjs runs the files that do not talk to live SIP peers that way, so they
 // take only the CPU the timing-bound live-peer files leave.
-// TEST_SUMMARY_FILE receives the run's totals as JSON, and the failed tests' names, for
-// scripts/test.mjs to add up and to repeat at the end of the run.
+// TEST_SUMMARY_FILE receives the run's totals as JSON, the failed tests' names and their files,
+// for scripts/test.mjs to add up, to repeat at the end of the run, and to run again.
 import { writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { run } from 'node:test';
@@ -19,9 +19,11 @@ const files = process.argv.slice(2);
 const stream = run({ files, concurrency: Number(process.env.TEST_CONCURRENCY) || 1 });
 // A failed test, or a file that failed to load or exited early (reported as a failed file).
 const failures = [];
+const failedFiles = new Set();
 stream.on('test:fail', (event) => {
   if (event.todo || event.skip) return;
   process.exitCode = 1;
+  failedFiles.add(event.file ?? '?');
   // A suite fails with its failing test: name the test, not every level above it.
   if (event.details?.error?.failureType === 'subtestsFailed') return;
   const cause = event.details?.error?.cause ?? event.details?.error;
@@ -36,6 +38,6 @@ stream.on('test:diagnostic', (event) => {
   if (total && event.nesting === 0 && !event.file) totals[total[1]] = Number(total[2]);
 });
 stream.on('end', () => {
-  if (process.env.TEST_SUMMARY_FILE) writeFileSync(process.env.TEST_SUMMARY_FILE, JSON.stringify({ ...totals, failures }));
+  if (process.env.TEST_SUMMARY_FILE) writeFileSync(process.env.TEST_SUMMARY_FILE, JSON.stringify({ ...totals, failures, failedFiles: [...failedFiles] }));
 });
 stream.compose(spec).pipe(process.stdout);

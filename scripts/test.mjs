@@ -7,7 +7,7 @@
 // there are cores; TEST_CONCURRENCY overrides it (1 runs the files one after another).
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { cpuReport } from './test-cpu-report.mjs';
 import { buildMirror } from './build-mirror.mjs';
@@ -103,12 +103,13 @@ const isRealTime = (file) => {
 const realTime = files.filter(isRealTime);
 const others = files.filter((f) => !isRealTime(f));
 const lanes = process.env.TEST_LANES !== '0' && !process.env.TEST_LIVE_LAST && realTime.length > 0 && others.length > 0;
-const outcome = lanes
+const first = lanes
   ? await runLanes([
     { name: 'other files', files: others, concurrency, nice: process.env.TEST_NICE ?? '19' },
     { name: 'real-time files (test/sip/, test/voice/, the SMPP crash test)', files: realTime, concurrency: process.env.TEST_REALTIME_CONCURRENCY || '2', buffered: true },
   ])
   : await runLanes([{ name: 'files', files, concurrency }]);
+const outcome = first.failed ? await runRealTimeFailuresAgain(first) : 0;
 
 if (cpuDir) {
   console.log(cpuReport(cpuEnv.TEST_CPU_LOG, { top: Number(process.env.TEST_CPU_TOP) || 40 }));
@@ -138,6 +139,7 @@ async function runLanes(specs) {
   const results = await Promise.all(specs.map((spec, i) => runLane({ ...spec, summaryFile: join(dir, `${i}.json`) })));
   const totals = {};
   const failures = [];
+  const laneFiles = [];
   specs.forEach((spec, i) => {
     if (results[i].output) {
       console.log(`== ${spec.name}:`);
@@ -147,6 +149,7 @@ async function runLanes(specs) {
     let lane = {};
     try { lane = JSON.parse(readFileSync(join(dir, `${i}.json`), 'utf8')); } catch { /* the lane died before its end */ }
     failures.push(...(lane.failures ?? []));
+    laneFiles[i] = lane.failedFiles;
     for (const [key, n] of Object.entries(lane)) if (typeof n === 'number') totals[key] = (totals[key] ?? 0) + n;
   });
   rmSync(dir, { recursive: true, force: true });
@@ -155,5 +158,25 @@ async function runLanes(specs) {
     (failed ? ` -- FAILED: ${specs.filter((_, i) => results[i].status !== 0).map((l) => l.name).join(', ')}` : ''));
   // Repeated last, where CI's tail shows it, after many pages of passing tests.
   for (const failure of failures) console.log(`== failed test: ${failure}`);
-  return failed ? 1 : 0;
+  const complete = results.every((r, i) => r.status === 0 || laneFiles[i] !== undefined);
+  return { failed, failures, failedFiles: laneFiles.flat().filter(Boolean), complete };
+}
+
+/**
+ * A real-time file fails now and then on a loaded 2-core machine for want of CPU at the wrong
+ * moment (a relayed RTP packet concealed as late, a peer that binds late), not for a defect:
+ * it gets one more run, alone, with nothing beside it. The run passes only if every failed
+ * file was real-time and passes its second run; the first failure is printed either way
+ * (`== passed alone after failing:`), so a flake stays visible. Any other failure, or a lane
+ * that died before reporting, fails the run at once. TEST_RETRY_REAL_TIME=0 turns this off.
+ */
+async function runRealTimeFailuresAgain({ failedFiles, complete }) {
+  const sourceOf = (file) => relative(cwd, file).split('\\').join('/').replace(/\.js$/, '.ts');
+  const again = [...new Set(failedFiles)];
+  if (process.env.TEST_RETRY_REAL_TIME === '0' || !complete || again.length === 0 || !again.every((f) => isRealTime(sourceOf(f)))) return 1;
+  console.log(`== running ${again.length} failed real-time file(s) again, one at a time, alone: ${again.map(sourceOf).join(', ')}`);
+  const second = await runLanes([{ name: 'real-time files, second run', files: again, concurrency: '1' }]);
+  if (second.failed) return 1;
+  for (const file of again) console.log(`== passed alone after failing: ${sourceOf(file)}`);
+  return 0;
 }

@@ -46,6 +46,7 @@ export async function compose(app: App, parts: { platform: Platform; events: Eve
       media: wiring.mediaEvents.getter,
       sinks: wiring.recordingSinks.getter,
       streams: wiring.streamEvents.getter,
+      softphones: wiring.softphones.getter,
     },
   });
   services.voiceCarriers = carriers.voice;

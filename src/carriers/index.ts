@@ -10,5 +10,7 @@ export type {
 } from './messaging-carrier.ts';
 export type { CallerStep, PortReview, PortSubmission, SandboxNetwork } from './sandbox-network.ts';
 export type { CarrierListeners } from './listeners.ts';
+export type { RegistrationChange, SoftphoneBinding, SoftphoneCredentials, SoftphoneRegistry } from './softphones.ts';
+export { softphoneTarget, softphoneUserOf } from './softphones.ts';
 export type { ProviderWebhook } from './live-messaging/router.ts';
 export { buildCarriers, type CarrierInputs, type Carriers, type LiveMessaging } from './build.ts';

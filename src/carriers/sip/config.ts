@@ -69,6 +69,15 @@ export const SipSectionConfig = Type.Object({
     workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, description: 'Media worker threads that carry RTP; by default one per CPU core (at most 8).' })),
   }, { additionalProperties: false, default: {} }),
   trunks: Type.Array(SipTrunkConfig, { minItems: 1 }),
+  registrar: Type.Object({
+    min_expires: Type.Integer({ minimum: 1, maximum: 3600, default: 60, description: 'A softphone asking for a shorter registration gets 423 Interval Too Brief with this Min-Expires.' }),
+    max_expires: Type.Integer({ minimum: 1, maximum: 86400, default: 3600, description: 'Longer registrations are granted this long.' }),
+    default_expires: Type.Integer({ minimum: 1, maximum: 86400, default: 3600, description: 'Granted when a REGISTER names no expiry (clamped to min and max).' }),
+    nat: Type.Union([Type.Literal('auto'), Type.Literal('always')], {
+      default: 'auto',
+      description: 'Where calls to a softphone go: auto sends to the address its REGISTER came from when its Contact is a private or loopback address other than that source (a softphone behind NAT), else to the Contact; always sends to the REGISTER\'s source.',
+    }),
+  }, { additionalProperties: false, default: {}, description: 'The registrar for workers\' softphones (docs/contact-center.md, "Softphone registration").' }),
   node_lease_seconds: Type.Integer({ minimum: 1, maximum: 300, default: 15, description: 'A node that has not renewed its lease this long is dead: a surviving node ends its live calls.' }),
 }, { additionalProperties: false });
 export type SipSectionConfig = Static<typeof SipSectionConfig>;
@@ -99,6 +108,10 @@ export function sipSettings(section: SipSectionConfig): SipSettings {
     rtpWorkers: section.rtp.workers,
     trunks: section.trunks.map(trunkSettings),
     nodeLeaseSeconds: section.node_lease_seconds,
+    registrar: {
+      minExpires: section.registrar.min_expires, maxExpires: Math.max(section.registrar.min_expires, section.registrar.max_expires),
+      defaultExpires: section.registrar.default_expires, nat: section.registrar.nat,
+    },
   };
 }
 

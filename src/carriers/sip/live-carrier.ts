@@ -7,7 +7,8 @@
 // This class is the carrier's face (VoiceCarrier) and its lifecycle; each job is a file:
 // legs.ts (a call's leg and its one way to end), outbound.ts, inbound.ts (admission as a
 // chain of steps), transfers.ts (REFER, bridged transfer, a flow's dial), cluster.ts (the
-// node lease, node commands, a dead node's calls), call-records.ts, media-totals.ts.
+// node lease, node commands, a dead node's calls), call-records.ts, media-totals.ts,
+// registrar.ts (workers' softphones registering with us).
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Platform } from '../../platform/context.ts';
@@ -24,6 +25,7 @@ import { transportTls } from './tls.ts';
 import { UserAgent } from './user-agent.ts';
 import { InboundAdmission } from './inbound-admission.ts';
 import { TrunkRegistrations } from './registration.ts';
+import { Registrar } from './registrar.ts';
 import { callFileFrames } from '../../media/call-file.ts';
 import type { SipSettings } from './settings.ts';
 import { speechServices, type SpeechServices } from '../speech/services.ts';
@@ -54,6 +56,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   private readonly inbound: InboundCalls;
   private readonly transfers: Transfers;
   private registrations: TrunkRegistrations | undefined;
+  private readonly registrar: Registrar;
 
   constructor(
     private readonly platform: Platform,
@@ -107,7 +110,8 @@ export class LiveSipCarrier implements VoiceCarrier {
       },
     }, listeners, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt, this.cluster.commands);
     const nodeId = this.cluster.nodeId;
-    this.outbound = new OutboundCalls({ platform, settings, store, stack, legs: this.legs, records, media: this.media, nodeId });
+    this.outbound = new OutboundCalls({ platform, settings, store, stack, legs: this.legs, records, media: this.media, nodeId, softphones: () => listeners.softphones() });
+    this.registrar = new Registrar(() => stack.ua, settings.registrar, () => listeners.softphones(), platform.log);
     const admission = new InboundAdmission(settings.trunks, (address) => this.registrations?.trunkAt(address));
     this.inbound = new InboundCalls({ platform, settings, stack, admission, legs: this.legs, records, media: this.media, nodeId });
   }
@@ -133,6 +137,13 @@ export class LiveSipCarrier implements VoiceCarrier {
       this.inbound.receive(incoming).catch((err: Error) => {
         platform.log.error({ err }, 'sip: taking an inbound call failed');
         stack.ua.reject(incoming, 500, 'Server Internal Error');
+      });
+    });
+    // Workers' softphones register here, on the trunks' listeners (registrar.ts).
+    stack.ua.on('register', (incoming) => {
+      this.registrar.receive(incoming).catch((err: Error) => {
+        platform.log.error({ err }, 'sip: a softphone REGISTER failed');
+        stack.ua.respondTo(incoming, 500, 'Server Internal Error', { 'Retry-After': '5' });
       });
     });
     stack.engine = new MediaEngine({ host: settings.bindHost, range: { min: settings.rtpPortMin, max: settings.rtpPortMax }, workers: settings.rtpWorkers });

@@ -1,5 +1,7 @@
 // Outbound calls: the trunk a call goes over, the INVITE once the request that placed the
 // call commits, ringing on 180/183, and the answer (or the final failure) reported back.
+// A call to `softphone:<user>` goes over no trunk: it rings the softphone's most recently
+// refreshed registration (softphone-target.ts), or fails at once (480) when none is live.
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
@@ -12,6 +14,9 @@ import type { SipStack } from './sip-stack.ts';
 import type { Legs } from './legs.ts';
 import type { CallRecords, LiveCallState } from './call-records.ts';
 import { trunkInvite } from './trunk-target.ts';
+import type { InviteOptions } from './user-agent.ts';
+import { softphoneUserOf, type SoftphoneRegistry } from '../softphones.ts';
+import { softphoneInvite, softphoneTrunk } from './softphone-target.ts';
 import { buildSdp, parseSdp, remoteMedia } from './sdp.ts';
 import { parseReason } from './headers.ts';
 import { failureOutcome } from './causes.ts';
@@ -36,6 +41,13 @@ export interface OutboundDeps {
   records: CallRecords;
   media: LiveMediaPort;
   nodeId: string;
+  softphones: () => SoftphoneRegistry;
+}
+
+/** Where a call goes: the trunk its leg runs on and, once known, the INVITE that rings it. */
+interface Route {
+  trunk: TrunkSettings;
+  invite: (sdp: string) => Promise<InviteOptions | undefined>;
 }
 
 export class OutboundCalls {
@@ -43,28 +55,52 @@ export class OutboundCalls {
 
   async place(trx: Trx, call: CallRef, binding: string | null): Promise<void> {
     const { store, nodeId, platform, records } = this.deps;
-    const trunk = trunkNamed(this.deps.settings.trunks, binding);
+    const route = this.routeOf(call, binding);
+    const { trunk } = route;
     const state: LiveCallState = { trunk: trunk.name, sip_status: null, sip_reason: null };
     // The placing node holds the call: its dialog and media live here, in memory.
     await store.writeState(trx, call.id, JSON.stringify(state));
     await store.hold(trx, call.id, nodeId);
     trx.afterCommit(() => {
-      this.dial({ ...call, carrier_state: JSON.stringify(state), node: nodeId }, trunk).catch((err) => {
+      this.dial({ ...call, carrier_state: JSON.stringify(state), node: nodeId }, route).catch((err) => {
         platform.log.error({ err, call: call.id }, 'sip: placing a call failed');
         void records.finish(call.id, { status: 'failed', hangupCause: 'network_out_of_order', hangupSource: 'system' }, null, String((err as Error).message));
       });
     });
   }
 
-  private async dial(call: CallRef, trunk: TrunkSettings): Promise<void> {
+  /** A trunk's route, or a registered softphone's (whose contact is looked up when the INVITE leaves). */
+  private routeOf(call: CallRef, binding: string | null): Route {
+    const { settings } = this.deps;
+    const user = softphoneUserOf(call.to_number);
+    if (user === undefined) {
+      const trunk = trunkNamed(settings.trunks, binding);
+      return { trunk, invite: async (sdp) => trunkInvite(trunk, settings.publicHost, call.from_number, call.to_number, sdp) };
+    }
+    return {
+      trunk: softphoneTrunk(user),
+      invite: async (sdp) => {
+        const [newest] = await this.deps.softphones().bindings(user, new Date());
+        return newest && softphoneInvite(newest, user, settings.registrar.nat, settings.publicHost, call.from_number, sdp);
+      },
+    };
+  }
+
+  private async dial(call: CallRef, { trunk, invite: inviteFor }: Route): Promise<void> {
     const { stack: { ua, engine }, settings, legs, records } = this.deps;
     const leg = legs.open(call, trunk);
     const port = await engine.open(call.id);
     const sdp = buildSdp({ address: settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
+    const options = await inviteFor(sdp);
+    if (!options) {
+      // A softphone whose registration lapsed (or was removed) since the call was placed.
+      await legs.drop(leg);
+      return records.finish(call.id, { status: 'failed', hangupCause: 'unallocated_number', hangupSource: 'carrier' }, 480, 'Temporarily Unavailable (not registered)');
+    }
     // Post-dial delay is measured here, where both instants happen: the call's stored
     // timestamps hold when the API accepted it, not when the INVITE left.
     const invitedAt = performance.now();
-    const invite = ua.invite(trunkInvite(trunk, settings.publicHost, call.from_number, call.to_number, sdp));
+    const invite = ua.invite(options);
     leg.invite = invite;
     if (leg.abandoned === 'api') ua.cancel(invite);
     leg.ringTimer = setTimeout(() => {

@@ -44,6 +44,18 @@ export interface SipSettings {
   trunks: TrunkSettings[];
   /** How long a node's heartbeat may be stale before a survivor ends its calls. */
   nodeLeaseSeconds: number;
+  /** The registrar for workers' softphones (registrar.ts). */
+  registrar: RegistrarSettings;
+}
+
+export interface RegistrarSettings {
+  /** Shorter asked-for registrations get 423 Interval Too Brief; longer ones are cut to maxExpires. */
+  minExpires: number;
+  maxExpires: number;
+  /** When a REGISTER names no expiry. */
+  defaultExpires: number;
+  /** `auto`: to a private Contact behind NAT, send to the REGISTER's source; `always`: always to the source. */
+  nat: 'auto' | 'always';
 }
 
 /** Our TLS certificate and key (paths), and how peers' certificates are judged. */

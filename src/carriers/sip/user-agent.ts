@@ -78,7 +78,14 @@ export class IncomingInvite extends EventEmitter<{ canceled: [] }> {
   }
 }
 
-export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [Error] }> {
+/** An out-of-dialog REGISTER we received, for the registrar to answer (respondTo). */
+export interface IncomingRegister {
+  request: SipRequest;
+  from: Peer;
+  tx: ServerTransaction;
+}
+
+export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; register: [IncomingRegister]; error: [Error] }> {
   readonly transactions: TransactionLayer;
   private readonly dialogs = new Map<string, Dialog>();
   /** 2xx we sent, retransmitted until their ACK (keyed by Call-ID and CSeq number). */
@@ -201,6 +208,12 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
   reject(incoming: IncomingInvite, status: number, reason: string, headers: Record<string, string> = {}): void {
     if (incoming.tx.done) return;
     this.transactions.respond(incoming.tx, this.response(incoming.request, status, reason, { tag: incoming.localTag, headers }));
+  }
+
+  /** The final response to a REGISTER (the registrar's headers: Contact list, WWW-Authenticate, Min-Expires). */
+  respondTo(incoming: IncomingRegister, status: number, reason: string, headers: Record<string, string | string[]> = {}): void {
+    if (incoming.tx.done) return;
+    this.transactions.respond(incoming.tx, this.response(incoming.request, status, reason, { tag: newTag(), headers }));
   }
 
   /** Answers with `sdp`; returns the dialog (2xx retransmitted until the ACK arrives). */
@@ -347,6 +360,14 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
       case 'OPTIONS':
         this.transactions.respond(tx, this.response(request, 200, 'OK', { headers: { Allow: ALLOW, Accept: 'application/sdp' }, tag: newTag() }));
         return;
+      case 'REGISTER':
+        // Softphones registering with us (registrar.ts); a node without a registrar refuses.
+        if (this.listenerCount('register') === 0) {
+          this.transactions.respond(tx, this.response(request, 405, 'Method Not Allowed', { headers: { Allow: ALLOW } }));
+          return;
+        }
+        this.emit('register', { request, from, tx });
+        return;
       case 'BYE':
         this.transactions.respond(tx, this.response(request, 481, 'Call/Transaction Does Not Exist'));
         return;
@@ -432,7 +453,7 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; error: [
 
   // --- building ----------------------------------------------------------------------------
 
-  private response(request: SipRequest, status: number, reason: string, options: { tag?: string; body?: string | undefined; headers?: Record<string, string>; contact?: boolean } = {}): SipResponse {
+  private response(request: SipRequest, status: number, reason: string, options: { tag?: string; body?: string | undefined; headers?: Record<string, string | string[]>; contact?: boolean } = {}): SipResponse {
     const to = parseNameAddr(request.headers.get('to') ?? '');
     if (options.tag && to.params.tag === undefined && status > 100) to.params.tag = options.tag;
     const dialogCreating = request.method === 'INVITE' && status > 100 && status < 300;

@@ -25,6 +25,7 @@ import { MEMBER_MACHINE } from '../queues/states.ts';
 import { ROUTE_JOB, routeSoon, routingOf, type QueueRouting, type RouteJob } from '../queues/routing.ts';
 import type { QueueMemberRow, QueueRow } from '../queues/tables.ts';
 import { presentWorker } from './presenter.ts';
+import { softphoneTarget } from '../../carriers/index.ts';
 import type { WorkerRow } from './tables.ts';
 
 /** Offers one run makes before it hands over to a fresh run (a long backlog never holds one job). */
@@ -66,7 +67,7 @@ export class WorkerRouting {
     const queues = new Map((await trx.selectFrom('queues').selectAll().where('account_id', '=', accountId).where('mode', '=', mode)
       .where('routing', 'is not', null).execute()).map((q) => [q.id, q]));
     if (queues.size === 0) return 'nothing';
-    const free = await freeWorkers(trx, accountId, mode);
+    const free = await freeWorkers(trx, accountId, mode, this.platform.clock.now().toISOString());
     if (free.length === 0) return 'nothing';
     const waiting = await trx.selectFrom('queue_members').selectAll().where('queue_id', 'in', [...queues.keys()]).where('status', '=', 'waiting')
       .orderBy('priority').orderBy('enqueued_at').orderBy('id').limit(CANDIDATES).execute();
@@ -90,7 +91,7 @@ export class WorkerRouting {
     const now = clock.now().toISOString();
     const leg = await this.calls.placeInTransaction(trx, {
       accountId: worker.account_id, mode: worker.mode, from: caller.direction === 'inbound' ? caller.to_number : caller.from_number,
-      to: JSON.parse(worker.reach) as string, timeout: worker.ring_timeout_seconds, verbs: offerFlow(queue.id, caller.id),
+      to: worker.sip_user ? softphoneTarget(worker.sip_user) : JSON.parse(worker.reach) as string, timeout: worker.ring_timeout_seconds, verbs: offerFlow(queue.id, caller.id),
     }, clock);
     await MEMBER_MACHINE.move(trx, member, 'reserved', { now, set: { peer_call_id: leg.id } });
     const offered: WorkerRow = { ...worker, offer_call_id: leg.id, offer_queue_id: queue.id, offer_caller_call_id: caller.id, last_offer_at: now, updated_at: now };
@@ -101,10 +102,22 @@ export class WorkerRouting {
   }
 }
 
-/** Available workers of the mode with no offer ringing, reached at a number (what routing can dial today). */
-function freeWorkers(trx: Trx, accountId: string, mode: Mode): Promise<WorkerRow[]> {
+/**
+ * Available workers of the mode with no offer ringing that routing can dial: reached at a
+ * number, or (live mode) at a softphone with a registration that has not lapsed at `now`. A
+ * softphone that never registered, unregistered or stopped refreshing is skipped, as if it
+ * were offline, and is offered callers again as soon as it registers (softphone-registry.ts).
+ */
+function freeWorkers(trx: Trx, accountId: string, mode: Mode, now: string): Promise<WorkerRow[]> {
   return trx.selectFrom('workers').selectAll().where('account_id', '=', accountId).where('mode', '=', mode)
-    .where('status', '=', 'available').where('offer_call_id', 'is', null).where('reach', 'like', '"+%')
+    .where('status', '=', 'available').where('offer_call_id', 'is', null)
+    .where((eb) => eb.or([
+      eb('reach', 'like', '"+%'),
+      ...(mode === 'live'
+        ? [eb.exists(eb.selectFrom('sip_registrations').select('sip_registrations.sip_user')
+          .whereRef('sip_registrations.sip_user', '=', 'workers.sip_user').where('sip_registrations.expires_at', '>', now))]
+        : []),
+    ]))
     .orderBy('last_idle_at').orderBy('id').execute();
 }
 

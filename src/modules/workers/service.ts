@@ -15,6 +15,7 @@ import { presentWorker } from './presenter.ts';
 import { WORKER_LIMITS } from './schema.ts';
 import { SOFTPHONE_REALM, digestHa1, newSipPassword } from './sip-credentials.ts';
 import { transition } from './states.ts';
+import { forgetRegistrations } from './softphone-registry.ts';
 import { routeSoon } from '../queues/routing.ts';
 import type { WorkerReach, WorkerRow, WorkerStatus } from './tables.ts';
 
@@ -86,6 +87,8 @@ export class WorkerService {
         updated_at: now,
       };
       await this.sipUserFree(sipUser, () => trx.updateTable('workers').set(changes).where('id', '=', id).execute());
+      // The old name's softphone registered with credentials that are gone: it is no longer this worker's.
+      if (sipUser !== row.sip_user) await forgetRegistrations(trx, row.sip_user);
       row = { ...row, ...changes };
       if (input.status !== undefined && input.status !== row.status) {
         if (row.status === 'busy') throw busy(row);
@@ -103,6 +106,7 @@ export class WorkerService {
       if (row.status === 'busy') throw busy(row);
       const deleted = await trx.deleteFrom('workers').where('id', '=', id).where('status', '=', row.status).executeTakeFirst();
       if (Number(deleted.numDeletedRows) !== 1) throw new Problem('conflict', `Worker ${id} changed while this request ran; retry.`);
+      await forgetRegistrations(trx, row.sip_user);
       return { id, object: 'worker' as const, deleted: true as const };
     });
   }
@@ -117,6 +121,8 @@ export class WorkerService {
       const password = newSipPassword();
       const now = clock.now().toISOString();
       await trx.updateTable('workers').set({ sip_ha1: digestHa1(row.sip_user, password), sip_credentials_at: now, updated_at: now }).where('id', '=', id).execute();
+      // A softphone registered with the old password must register again with the new one.
+      await forgetRegistrations(trx, row.sip_user);
       return { object: 'sip_credentials' as const, worker_id: id, username: row.sip_user, password, realm: SOFTPHONE_REALM, created_at: now };
     });
   }

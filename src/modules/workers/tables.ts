@@ -41,6 +41,23 @@ export interface WorkerRow {
   updated_at: string;
 }
 
+/** A Contact a worker's softphone registered (migration 0036); the registrar's store. */
+export interface SipRegistrationRow {
+  sip_user: string;
+  contact: string;
+  received_address: string;
+  received_port: number;
+  transport: 'UDP' | 'TCP' | 'TLS';
+  call_id: string;
+  /** bigint: PostgreSQL hands it back as a string. */
+  cseq: number | string;
+  user_agent: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface WorkerTables {
   workers: WorkerRow;
+  sip_registrations: SipRegistrationRow;
 }

@@ -30,6 +30,11 @@ export interface BaresipOptions {
   rtpPorts: { min: number; max: number };
   /** A SIP URI baresip calls as soon as it starts (it is then the caller, speaking `speaks`). */
   dial?: string;
+  /**
+   * Register `user` with a registrar (host:port) with digest credentials, refreshing every
+   * `expires` seconds, as a worker's softphone does: calls then come to its registered contact.
+   */
+  register?: { registrar: string; password: string; expires: number };
 }
 
 export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
@@ -54,7 +59,7 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     'module_app menu.so',
     '',
   ].join('\n'));
-  writeFileSync(join(dir, 'accounts'), `<sip:${options.user}@${options.host}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n`);
+  writeFileSync(join(dir, 'accounts'), `${accountLine(options)}\n`);
   writeFileSync(join(dir, 'contacts'), '');
   const daemon = await startPeerDaemon({
     name: 'baresip', command: 'baresip', args: ['-f', dir, ...(options.dial ? ['-e', `/dial ${options.dial}`] : [])], cwd: dir,
@@ -73,4 +78,10 @@ export async function startBaresip(options: BaresipOptions): Promise<Baresip> {
     },
     stop: daemon.stop,
   };
+}
+
+/** baresip's account: answering at its own address, or registered with a registrar (the AOR's domain). */
+function accountLine({ user, host, register }: BaresipOptions): string {
+  if (!register) return `<sip:${user}@${host}>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA`;
+  return `<sip:${user}@${register.registrar}>;auth_pass=${register.password};regint=${register.expires};answermode=auto;audio_codecs=PCMU,PCMA`;
 }

@@ -83,6 +83,14 @@ describe('the softphone registrar', () => {
       assert.ok(two['sip:alice@127.0.0.1:5001']! <= 30 && two['sip:alice@127.0.0.1:5001']! > 20, `the contact's own expires: ${JSON.stringify(two)}`);
       assert.equal(two['sip:alice@127.0.0.1:5002'], 120, 'the header\'s 100000 s cut to max_expires');
 
+      const shown = (await lv.live().get(`/v1/workers/${id}`)).body;
+      assert.equal(shown.registered, true);
+      assert.deepEqual(shown.registrations.map((r: any) => [r.contact, r.source, r.user_agent]).sort(), [
+        ['sip:alice@127.0.0.1:5001', `udp:127.0.0.1:${phone.port}`, 'udp-softphone'], ['sip:alice@127.0.0.1:5002', `udp:127.0.0.1:${phone.port}`, 'udp-softphone'],
+      ]);
+      const listed = (await lv.live().get('/v1/workers')).body.data.find((w: any) => w.id === id);
+      assert.deepEqual(listed, shown, 'the list shows the same registrations');
+
       const refreshed = bindings(await phone.register({ user, password, contacts: ['<sip:alice@127.0.0.1:5001>'], expires: 90 }));
       assert.ok(refreshed['sip:alice@127.0.0.1:5001']! > 30, `refreshed: ${JSON.stringify(refreshed)}`);
       assert.equal(Object.keys(refreshed).length, 2, 'a refresh of one keeps the other');
@@ -91,6 +99,8 @@ describe('the softphone registrar', () => {
       const starWithTime = await phone.register({ user, password, contacts: ['*'], expires: 5 });
       assert.equal(starWithTime.status, 400, 'Contact: * needs Expires: 0');
       assert.deepEqual(bindings(await phone.register({ user, password, contacts: ['*'], expires: 0 })), {});
+      const gone = (await lv.live().get(`/v1/workers/${id}`)).body;
+      assert.deepEqual([gone.registered, gone.registrations], [false, []]);
 
       // New credentials: the old password stops working and the old bindings are forgotten.
       assert.equal(Object.keys(bindings(await phone.register({ user, password, contacts: ['<sip:alice@127.0.0.1:5003>'] }))).length, 1);

@@ -2,8 +2,6 @@
 import { Type } from 'typebox';
 import type { App } from '../../platform/app-type.ts';
 import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
-import { toPage } from '../../platform/pagination.ts';
-import { presentWorker } from './presenter.ts';
 import { CreateWorkerBody, DeletedWorkerSchema, StatsQuery, UpdateWorkerBody, WorkerListQuery } from './schema.ts';
 import type { WorkerService } from './service.ts';
 import type { QueueStats } from './queue-stats.ts';
@@ -27,8 +25,7 @@ export function workerRoutes(app: App, workers: WorkerService, queueStats: Queue
   }, async (request) => {
     const { account, mode } = request.auth;
     const q = request.query;
-    const rows = await workers.list(account.id, mode, { limit: q.limit, startingAfter: q.starting_after, status: q.status, skill: q.skill });
-    return toPage(rows, q.limit, presentWorker);
+    return workers.list(account.id, mode, { limit: q.limit, startingAfter: q.starting_after, status: q.status, skill: q.skill });
   });
 
   app.get('/v1/workers/:id', {

@@ -24,7 +24,7 @@ import { validateFlow } from '../calls/flows/validate.ts';
 import { MEMBER_MACHINE } from '../queues/states.ts';
 import { ROUTE_JOB, routeSoon, routingOf, type QueueRouting, type RouteJob } from '../queues/routing.ts';
 import type { QueueMemberRow, QueueRow } from '../queues/tables.ts';
-import { presentWorker } from './presenter.ts';
+import { presentWorkerFrom } from './presenter.ts';
 import { softphoneTarget } from '../../carriers/index.ts';
 import type { WorkerRow } from './tables.ts';
 
@@ -67,7 +67,8 @@ export class WorkerRouting {
     const queues = new Map((await trx.selectFrom('queues').selectAll().where('account_id', '=', accountId).where('mode', '=', mode)
       .where('routing', 'is not', null).execute()).map((q) => [q.id, q]));
     if (queues.size === 0) return 'nothing';
-    const free = await freeWorkers(trx, accountId, mode, this.platform.clock.now().toISOString());
+    // Registrations lapse in wall-clock time (presenter.ts), whatever the mode's clock.
+    const free = await freeWorkers(trx, accountId, mode, new Date().toISOString());
     if (free.length === 0) return 'nothing';
     const waiting = await trx.selectFrom('queue_members').selectAll().where('queue_id', 'in', [...queues.keys()]).where('status', '=', 'waiting')
       .orderBy('priority').orderBy('enqueued_at').orderBy('id').limit(CANDIDATES).execute();
@@ -140,6 +141,6 @@ export function chooseWorker(free: readonly WorkerRow[], routing: QueueRouting):
 
 export async function emitWorker(trx: Trx, events: EventEmitter, clock: Clock, row: WorkerRow, type: 'worker.offered' | 'worker.connected' | 'worker.missed'): Promise<void> {
   await events.emit(trx, {
-    accountId: row.account_id, mode: row.mode, type, resourceType: 'worker', resourceId: row.id, object: presentWorker(row), webhookUrl: null, clock,
+    accountId: row.account_id, mode: row.mode, type, resourceType: 'worker', resourceId: row.id, object: await presentWorkerFrom(trx, row), webhookUrl: null, clock,
   });
 }

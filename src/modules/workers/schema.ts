@@ -46,6 +46,13 @@ export const WorkerSchema = Type.Object({
   }, { title: 'WorkerOffer' }), Type.Null()], { description: 'The caller being offered to the worker now (its phone is ringing); null when none.' }),
   status_changed_at: Timestamp,
   sip_credentials_created_at: Type.Union([Timestamp, Type.Null()], { description: 'When the softphone\'s current SIP credentials were issued (null: none).' }),
+  registered: Type.Boolean({ description: 'The softphone (reach {"sip_user": ...}) has a registration that has not lapsed; live routing offers callers to a softphone worker only then. Always false for other reaches.' }),
+  registrations: Type.Array(Type.Object({
+    contact: Type.String({ description: 'The Contact URI the softphone registered.', examples: ['sip:alice@192.168.1.20:5062'] }),
+    source: Type.String({ description: 'Transport, address and port the REGISTER came from (calls go there when the Contact is behind NAT).', examples: ['udp:203.0.113.7:40312'] }),
+    expires_at: Timestamp,
+    user_agent: Type.Union([Type.String(), Type.Null()], { description: 'The softphone\'s User-Agent header.' }),
+  }, { title: 'WorkerRegistration' }), { description: 'The softphone\'s live registrations, the most recently refreshed first (that one is rung).' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 }, { $id: 'Worker' });

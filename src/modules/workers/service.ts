@@ -7,11 +7,11 @@ import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import { newId } from '../../platform/ids.ts';
-import { fetchPage } from '../../platform/pagination.ts';
+import { fetchPage, toPage } from '../../platform/pagination.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { isUniqueViolation } from '../../platform/errors.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import { presentWorker } from './presenter.ts';
+import { liveRegistrations, presentWorker, presentWorkerFrom } from './presenter.ts';
 import { WORKER_LIMITS } from './schema.ts';
 import { SOFTPHONE_REALM, digestHa1, newSipPassword } from './sip-credentials.ts';
 import { transition } from './states.ts';
@@ -52,11 +52,11 @@ export class WorkerService {
       wrap_up_seconds: input.wrap_up_seconds ?? WORKER_LIMITS.wrapUpSeconds.default,
       last_idle_at: status === 'available' ? now : null, current_call_id: null, offer_call_id: null, offer_queue_id: null, offer_caller_call_id: null, last_offer_at: null, status_changed_at: now, created_at: now, updated_at: now,
     };
-    await inTransaction(this.db, async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.sipUserFree(row.sip_user, () => trx.insertInto('workers').values(row).execute());
       if (status === 'available') await routeSoon(this.platform, trx, accountId, mode);
+      return presentWorkerFrom(trx, row);
     });
-    return presentWorker(row);
   }
 
   async list(accountId: string, mode: Mode, filter: WorkerListFilter) {
@@ -64,11 +64,14 @@ export class WorkerService {
     if (filter.status !== undefined) q = q.where('status', '=', filter.status);
     // Skills are a sorted JSON array of strings; the quoted name matches one whole element.
     if (filter.skill !== undefined) q = q.where(sql<boolean>`skills like ${`%${JSON.stringify(filter.skill).replace(/[%_\\]/g, '\\$&')}%`} escape '\\'`);
-    return fetchPage(q, filter);
+    const rows = await fetchPage(q, filter);
+    // One read for the page's registrations.
+    const registrations = await liveRegistrations(this.db, rows.map((r) => r.sip_user));
+    return toPage(rows, filter.limit, (row) => presentWorker(row, registrations.get(row.sip_user ?? '') ?? []));
   }
 
   async get(accountId: string, mode: Mode, id: string) {
-    return presentWorker(await this.owned(this.db, accountId, mode, id));
+    return presentWorkerFrom(this.db, await this.owned(this.db, accountId, mode, id));
   }
 
   async update(accountId: string, mode: Mode, clock: Clock, id: string, input: WorkerInput) {
@@ -95,7 +98,7 @@ export class WorkerService {
         row = await transition(trx, { events: this.events, clock }, row, input.status);
         if (row.status === 'available') await routeSoon(this.platform, trx, accountId, mode);
       }
-      return presentWorker(row);
+      return presentWorkerFrom(trx, row);
     });
   }
 

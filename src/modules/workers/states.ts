@@ -14,7 +14,7 @@ import type { EventType } from '../../events/catalogue.ts';
 import { defineStateMachine } from '../../platform/state-machine.ts';
 import { Problem } from '../../platform/problems.ts';
 import { WORKER_STATUSES, type WorkerRow, type WorkerStatus } from './tables.ts';
-import { presentWorker } from './presenter.ts';
+import { presentWorkerFrom } from './presenter.ts';
 
 export { WORKER_STATUSES, type WorkerStatus };
 
@@ -56,7 +56,7 @@ export async function transition(
   const next = await WORKER_MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set });
   await deps.events.emit(trx, {
     accountId: next.account_id, mode: next.mode, type: STATE_EVENTS[to], resourceType: 'worker', resourceId: next.id,
-    object: presentWorker(next), webhookUrl: null, clock: deps.clock,
+    object: await presentWorkerFrom(trx, next), webhookUrl: null, clock: deps.clock,
   });
   return next;
 }

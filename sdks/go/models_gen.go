@@ -3545,6 +3545,10 @@ type Worker struct {
 	StatusChangedAt string `json:"status_changed_at"`
 	// RFC 3339 UTC timestamp.
 	SipCredentialsCreatedAt *string `json:"sip_credentials_created_at"`
+	// The softphone (reach {"sip_user": ...}) has a registration that has not lapsed; live routing offers callers to a softphone worker only then. Always false for other reaches.
+	Registered bool `json:"registered"`
+	// The softphone's live registrations, the most recently refreshed first (that one is rung).
+	Registrations []WorkerRegistration `json:"registrations"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
 	// RFC 3339 UTC timestamp.
@@ -3618,6 +3622,17 @@ type WorkerOfferedEvent struct {
 
 type WorkerOfferedEventData struct {
 	Object Worker `json:"object"`
+}
+
+type WorkerRegistration struct {
+	// The Contact URI the softphone registered.
+	Contact string `json:"contact"`
+	// Transport, address and port the REGISTER came from (calls go there when the Contact is behind NAT).
+	Source string `json:"source"`
+	// RFC 3339 UTC timestamp.
+	ExpiresAt string `json:"expires_at"`
+	// The softphone's User-Agent header.
+	UserAgent *string `json:"user_agent"`
 }
 
 type WorkerStatusChangedEvent struct {

@@ -4942,6 +4942,14 @@ export interface Worker {
    */
   sip_credentials_created_at: string | null;
   /**
+   * The softphone (reach {"sip_user": ...}) has a registration that has not lapsed; live routing offers callers to a softphone worker only then. Always false for other reaches.
+   */
+  registered: boolean;
+  /**
+   * The softphone's live registrations, the most recently refreshed first (that one is rung).
+   */
+  registrations: Array<WorkerRegistration>;
+  /**
    * RFC 3339 UTC timestamp.
    */
   created_at: string;
@@ -5031,6 +5039,25 @@ export interface WorkerOfferedEvent {
 
 export interface WorkerOfferedEventData {
   object: Worker;
+}
+
+export interface WorkerRegistration {
+  /**
+   * The Contact URI the softphone registered.
+   */
+  contact: string;
+  /**
+   * Transport, address and port the REGISTER came from (calls go there when the Contact is behind NAT).
+   */
+  source: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  expires_at: string;
+  /**
+   * The softphone's User-Agent header.
+   */
+  user_agent: string | null;
 }
 
 export interface WorkerStatusChangedEvent {

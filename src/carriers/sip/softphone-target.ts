@@ -4,7 +4,9 @@
 // reaches us from the router's public one; only that source address and port lead back to it
 // (the router keeps the mapping open while the softphone refreshes). So with `nat: auto` a
 // Contact whose host is a private or loopback address other than the REGISTER's source is
-// reached at the source, and with `nat: always` every softphone is.
+// reached at the source, and with `nat: always` every softphone is. Over TCP and TLS the call
+// always goes back on the connection the softphone opened (the transport keeps accepted
+// connections by their remote address): a softphone rarely listens for connections itself.
 import { BlockList, isIP } from 'node:net';
 import type { SoftphoneBinding } from '../softphones.ts';
 import { E164_RULES } from './caller-id.ts';
@@ -29,7 +31,7 @@ export function isPrivateAddress(host: string): boolean {
 /** The network hop for a call to `binding`. */
 export function softphonePeer(binding: SoftphoneBinding, nat: RegistrarSettings['nat']): Peer {
   const received: Peer = { transport: binding.transport, address: binding.receivedAddress, port: binding.receivedPort, accepted: binding.transport !== 'UDP' };
-  if (nat === 'always') return received;
+  if (nat === 'always' || binding.transport !== 'UDP') return received;
   const uri = parseUri(binding.contact);
   const host = uri.host.replace(/^\[(.*)\]$/, '$1');
   if (isPrivateAddress(host) && host !== binding.receivedAddress) return received;

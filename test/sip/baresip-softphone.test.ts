@@ -16,6 +16,7 @@ import { toneTrunk } from '../helpers/tone-trunk.ts';
 import { startBaresip, type Baresip } from '../helpers/baresip.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { toneShare } from '../helpers/audio-match.ts';
+import { until } from '../helpers/until.ts';
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
 
 const hasPeers = peerAvailable('sipp') && peerAvailable('baresip') && peerAvailable('sox');
@@ -57,11 +58,21 @@ test('baresip registered as a worker is offered a waiting live caller, answers, 
   const toneFile = join(mkdtempSync(join(tmpdir(), 'sb-softphone-')), 'tone.wav');
   const made = spawnSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', toneFile, 'synth', '30', 'sine', '800', 'gain', '-8', 'pad', '0', '60']);
   assert.equal(made.status, 0, String(made.stderr));
+  const baresipPort = await freeUdpPort();
   baresip = await startBaresip({
-    host: BARESIP_HOST, user: USER, port: await freeUdpPort(), speaks: toneFile, rtpPorts: { min: 40200, max: 40298 },
+    host: BARESIP_HOST, user: USER, port: baresipPort, speaks: toneFile, rtpPorts: { min: 40200, max: 40298 },
     register: { registrar: `127.0.0.1:${lv.sipPort}`, password: credentials.body.password, expires: 60 },
   });
   const baresipLog = () => `baresip said:\n${baresip!.log()}`;
+  // Its registration, as the worker shows it.
+  const registered = await until('baresip registers', async () => {
+    const shown = (await live.get(`/v1/workers/${worker.body.id}`)).body;
+    return shown.registered && shown;
+  }, { timeoutMs: 20_000, detail: baresipLog });
+  assert.equal(registered.registrations.length, 1);
+  assert.equal(registered.registrations[0].source, `udp:${BARESIP_HOST}:${baresipPort}`);
+  assert.match(registered.registrations[0].contact, new RegExp(`^sip:.*@${BARESIP_HOST.replace(/\./g, '\\.')}:${baresipPort}`));
+  assert.match(registered.registrations[0].user_agent, /baresip/i);
 
   const callerSipp = await runSipp({ scenario: toneTrunk(500, 'PCMU', 60), port: callerPort, timeoutSeconds: 100 });
   const caller = await live.post('/v1/calls', { from: CALLER_FROM, to: TO, record: true, flow: [{ enqueue: { queue: 'softphones' } }, { hangup: {} }] });

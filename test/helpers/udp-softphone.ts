@@ -26,7 +26,7 @@ export class UdpSoftphone {
   private readonly waiting = new Map<string, (response: SipResponse) => void>();
 
   private constructor(private readonly socket: Socket, readonly port: number, private readonly registrar: { host: string; port: number }) {
-    socket.on('message', (data) => this.receive(data));
+    socket.on('message', (data, from) => this.receive(data, from));
   }
 
   static async start(registrar: { host: string; port: number }): Promise<UdpSoftphone> {
@@ -79,7 +79,7 @@ export class UdpSoftphone {
     });
   }
 
-  private receive(data: Buffer): void {
+  private receive(data: Buffer, from: { address: string; port: number }): void {
     const message = parseSipMessage(data);
     if (message.kind === 'response') {
       const branch = /branch=([^;,\s]+)/.exec(message.headers.get('via') ?? '')?.[1] ?? '';
@@ -96,7 +96,7 @@ export class UdpSoftphone {
         'Call-ID': message.headers.get('call-id'), CSeq: message.headers.get('cseq'),
       }),
     };
-    // Switchboard sends from its listener, which is where its Via says responses go.
-    this.socket.send(serializeSipMessage(response), this.registrar.port, this.registrar.host);
+    // Back to whichever node sent it (from its listener, where its Via says responses go).
+    this.socket.send(serializeSipMessage(response), from.port, from.address);
   }
 }

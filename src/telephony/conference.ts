@@ -58,3 +58,7 @@ export function connectionMixId(a: string, b: string): string {
 
 /** Seats on a connection's mix: its two calls and one supervisor. */
 export const CONNECTION_SEATS = 3;
+
+/** A supervisor's seat beside a connection: listen (muted), whisper (a coach of the agent), barge (a plain seat). */
+export const MONITOR_MODES = ['listen', 'whisper', 'barge'] as const;
+export type MonitorMode = (typeof MONITOR_MODES)[number];

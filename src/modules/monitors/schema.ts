@@ -2,7 +2,7 @@
 // that start it, change its mode and end it.
 import { Type } from 'typebox';
 import { NullableTimestamp, PageQuery, Timestamp } from '../../platform/schemas.ts';
-import { END_REASONS, MONITOR_MODES, MONITOR_STATUSES } from './states.ts';
+import { END_REASONS, MONITOR_MODES, MONITOR_STATUSES } from './kinds.ts';
 
 const Phone = (description: string) => Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: `${description} E.164.`, examples: ['+14155550100'] });
 

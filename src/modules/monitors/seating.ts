@@ -18,10 +18,12 @@ import type { CallService } from '../calls/service.ts';
 import type { CallRow } from '../calls/tables.ts';
 import { isFinal, type CallStatus } from '../calls/states.ts';
 import { flowStateOf } from '../calls/flows/state.ts';
-import type { FlowMonitors, MonitorMode } from '../calls/flows/verbs/monitor.ts';
+import type { FlowMonitors } from '../calls/flows/verbs/monitor.ts';
+import type { MonitorMode } from '../../telephony/conference.ts';
 import { connectionMixId } from '../../telephony/conference.ts';
 import { conversationMix, conversationOf, stillConnected, type Conversation } from './conversation.ts';
-import { emitMonitor, transition, type MonitorEndReason } from './states.ts';
+import { emitMonitor, transition } from './states.ts';
+import type { MonitorEndReason } from './kinds.ts';
 import type { MonitorRow } from './tables.ts';
 
 const OPEN = ['dialing', 'active'] as const;

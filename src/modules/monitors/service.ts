@@ -9,7 +9,7 @@ import { assertWebhookUrlAllowed } from '../webhooks/url-policy.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import type { CallRow } from '../calls/tables.ts';
 import { validateFlow } from '../calls/flows/validate.ts';
-import type { MonitorMode } from '../calls/flows/verbs/monitor.ts';
+import type { MonitorMode } from '../../telephony/conference.ts';
 import { conversationOf } from './conversation.ts';
 import { presentMonitor, type Monitor } from './presenter.ts';
 import type { MonitorSeating } from './seating.ts';

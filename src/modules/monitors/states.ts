@@ -9,14 +9,8 @@ import type { EventType } from '../../events/catalogue.ts';
 import { defineStateMachine } from '../../platform/state-machine.ts';
 import { presentMonitor } from './presenter.ts';
 import type { MonitorRow } from './tables.ts';
+import type { MonitorStatus } from './kinds.ts';
 
-export const MONITOR_STATUSES = ['dialing', 'active', 'ended'] as const;
-export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
-
-export { MONITOR_MODES, type MonitorMode } from '../calls/flows/verbs/monitor.ts';
-
-export const END_REASONS = ['api', 'supervisor_hangup', 'unanswered', 'call_ended'] as const;
-export type MonitorEndReason = (typeof END_REASONS)[number];
 
 export const TRANSITIONS: Record<MonitorStatus, Partial<Record<MonitorStatus, EventType>>> = {
   dialing: { active: 'call.monitor.started', ended: 'call.monitor.ended' },

@@ -1,6 +1,6 @@
 // Row types of the monitors module (migration 0037).
 import type { Mode } from '../../store/platform-tables.ts';
-import type { MonitorMode, MonitorStatus } from './states.ts';
+import type { MonitorMode, MonitorStatus } from './kinds.ts';
 
 export interface MonitorRow {
   id: string;

@@ -10,12 +10,10 @@ import { Type } from 'typebox';
 import type { Trx } from '../../../../store/transaction.ts';
 import type { Clock } from '../../../../platform/clock.ts';
 import type { CallRow } from '../../tables.ts';
+import { MONITOR_MODES, type MonitorMode } from '../../../../telephony/conference.ts';
 import { closeEntry } from '../state.ts';
 import { defineVerb, plainResult } from './verb.ts';
 
-/** listen: hears both, heard by nobody; whisper: heard by the agent only; barge: heard by both. */
-export const MONITOR_MODES = ['listen', 'whisper', 'barge'] as const;
-export type MonitorMode = (typeof MONITOR_MODES)[number];
 
 export const MonitorVerb = Type.Object({
   call_id: Type.String({ pattern: '^call_[0-9a-z]+$', maxLength: 64, description: 'The call whose conversation to supervise: a queue\'s caller, or the agent that took it.', examples: ['call_01jd8x0v6kf5b9w3t2q1r0p9n8'] }),

@@ -7,12 +7,14 @@
 // recording (record: true; channel 0 of an outbound call is what it heard, channel 1 its own
 // words) shows who heard whom. The supervisor hanging up ends only the monitor: the two talk
 // on. A second monitor is ended with DELETE; a call that is not connected, or has ended, is
-// refused with 409.
+// refused with 409. Then routing: a worker's leg takes the caller, a supervising worker
+// (supervisor.worker_id) whispers to that leg only, a flow's own monitor verb on the same
+// conversation is refused (its flow goes on), and the caller's hang-up ends the monitor.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 import { MAGIC } from '../voice/voice-helpers.ts';
-import { waitForRunning } from '../voice/flow-helpers.ts';
+import { waitForFlow, waitForRunning } from '../voice/flow-helpers.ts';
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
 
 const sandbox = useSandboxAccount({ SWITCHBOARD_SIM_TIME_SCALE: '1' });
@@ -59,7 +61,7 @@ async function patchMode(callId: string, monitorId: string, mode: string) {
 
 /** The call's own recording, ready. */
 async function recordingOf(callId: string) {
-  const listed = (await api().get(`/v1/recordings?call_id=${callId}`)).body.data.filter((r: any) => r.source === 'record');
+  const listed = (await api().get(`/v1/recordings?call_id=${callId}`)).body.data.filter((r: any) => r.call_id === callId && r.conference_id == null);
   assert.equal(listed.length, 1, `call ${callId} has one recording of its own`);
   await sandbox.receiver.waitForEvent('call.recording.ready', listed[0].id, 20_000);
   return (await api().get(`/v1/recordings/${listed[0].id}`)).body;
@@ -167,5 +169,59 @@ describe('issue 26: supervisors in the sandbox', () => {
     const recSupervisor = await recordingOf(supervisor);
     assert.deepEqual(linesOn(recSupervisor, 0), ['caller one', 'agent one', 'caller two', 'agent two']);
     assert.deepEqual(linesOn(recSupervisor, 1), ['supervisor listening', 'supervisor whispering', 'supervisor barging']);
+  });
+
+  test('a routed worker\'s leg is the agent: a supervising worker\'s whisper reaches it only; a monitor verb of its own is refused while one is open', async () => {
+    const queue = `routed-${Date.now()}`;
+    const created = await api().post('/v1/queues', { name: queue, wait_flow: [{ pause: { seconds: 1 } }], routing: { required_skills: ['care'] } });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const worker = (await api().post('/v1/workers', { name: 'Agent', skills: ['care'], reach: MAGIC.staysUp, status: 'available' })).body;
+    // Never routed to (no skill): it only supervises.
+    const lead = (await api().post('/v1/workers', { name: 'Lead', reach: MAGIC.staysUp, status: 'offline' })).body;
+    const caller = await place([{ enqueue: { queue } }, { hangup: {} }]);
+    await sandbox.receiver.waitFor(() => sandbox.receiver.events().some((e) => e.type === 'worker.offered' && e.data.object.id === worker.id), 20_000);
+    await advance(1.05);
+    await sandbox.receiver.waitFor((events) => events.some((e) => e.type === 'call.queue.left' && e.data.object.call_id === caller && e.data.object.result === 'bridged'), 20_000);
+    const leg = (await api().get(`/v1/workers/${worker.id}`)).body.current_call_id as string;
+    assert.match(leg, /^call_/);
+    const recording = await api().post(`/v1/calls/${leg}/recordings`, {});
+    assert.equal(recording.status, 200, JSON.stringify(recording.body));
+
+    const started = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { worker_id: lead.id }, mode: 'whisper', record: true });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    assert.deepEqual([started.body.caller_call_id, started.body.agent_call_id, started.body.worker_id], [caller, leg, lead.id]);
+    const supervisor = started.body.supervisor_call_id as string;
+    assert.equal((await api().get(`/v1/calls/${supervisor}`)).body.to, MAGIC.staysUp);
+    await advance(1.05);
+    await waitForMonitorEvents('call.monitor.started', started.body.id, 1);
+    await waitForRunning(api(), supervisor, 0);
+
+    await say(supervisor, 'coach says hello');
+    await say(caller, 'caller asks');
+    await say(leg, 'worker answers');
+
+    // A flow of its own asking to monitor the same conversation: refused, and the flow goes on.
+    const intruder = await place([{ monitor: { call_id: leg, mode: 'barge' } }, { hangup: {} }]);
+    const flow = await waitForFlow(api(), intruder, (f) => f.log.length >= 1 && f.log[0].result != null);
+    assert.equal(flow.log[0].verb, 'monitor');
+    assert.equal(flow.log[0].result.reason, 'refused');
+    assert.match(flow.log[0].result.detail, /monitored already/);
+    await sandbox.receiver.waitForEvent('call.completed', intruder);
+
+    // The caller hangs up: the monitor ends (call_ended) and the supervisor's flow goes on and hangs up.
+    assert.equal((await api().post(`/v1/calls/${caller}/hangup`)).status, 200);
+    const [ended] = await waitForMonitorEvents('call.monitor.ended', started.body.id, 1);
+    assert.equal(ended!.data.object.end_reason, 'call_ended');
+    await advance(1);
+    await sandbox.receiver.waitForEvent('call.completed', supervisor);
+    await sandbox.receiver.waitForEvent('call.completed', leg);
+
+    const recLeg = await recordingOf(leg);
+    // (After the bridge the offer's flow goes on with its own words: not the conversation's.)
+    assert.deepEqual(linesOn(recLeg, 0).filter((line) => !line.startsWith('The caller is no longer')), ['coach says hello', 'caller asks']);
+    const recCaller = await recordingOf(caller);
+    assert.deepEqual(linesOn(recCaller, 0), ['worker answers']);
+    const recSupervisor = await recordingOf(supervisor);
+    assert.deepEqual(linesOn(recSupervisor, 0), ['caller asks', 'worker answers']);
   });
 });

@@ -70,12 +70,14 @@ async function recordingOf(callId: string) {
 /** The words on `channel` of a recording, one string per segment. */
 const linesOn = (recording: any, channel: number): string[] => recording.transcript.segments.filter((s: any) => s.channel === channel).map((s: any) => s.text);
 
-async function connectedPair(queue: string): Promise<{ caller: string; agent: string }> {
+/** A caller taken from a new queue by an agent's dequeue: both flows go on with `after` when the bridge ends. */
+async function connectedPair(queue: string, options: { timeLimit?: number; after?: unknown[] } = {}): Promise<{ caller: string; agent: string }> {
+  const after = options.after ?? [{ hangup: {} }];
   const created = await api().post('/v1/queues', { name: queue, wait_flow: [{ pause: { seconds: 1 } }] });
   assert.equal(created.status, 200, JSON.stringify(created.body));
-  const caller = await place([{ enqueue: { queue } }, { hangup: {} }]);
+  const caller = await place([{ enqueue: { queue } }, ...after]);
   await sandbox.receiver.waitFor((events) => events.some((e) => e.type === 'call.queue.joined' && e.data.object.call_id === caller), 20_000);
-  const agent = await place([{ dequeue: { queue } }, { hangup: {} }]);
+  const agent = await place([{ dequeue: { queue, ...(options.timeLimit ? { time_limit: options.timeLimit } : {}) } }, ...after]);
   await sandbox.receiver.waitFor((events) => events.some((e) => e.type === 'call.queue.left' && e.data.object.call_id === caller && e.data.object.result === 'bridged'), 20_000);
   return { caller, agent };
 }
@@ -155,7 +157,9 @@ describe('issue 26: supervisors in the sandbox', () => {
     assert.deepEqual(updated.map((e) => e.data.object.mode), ['whisper', 'barge']);
     const all = [...monitorEvents('call.monitor.started', monitor.id), ...updated, ...monitorEvents('call.monitor.ended', monitor.id)].sort((a, b) => a.sequence - b.sequence);
     assert.deepEqual(all.map((e) => e.type), ['call.monitor.started', 'call.monitor.updated', 'call.monitor.updated', 'call.monitor.ended']);
-    assert.ok(all.every((e) => e.data.resource_type === undefined || e.data.resource_type === 'call'));
+    // They are the monitored call's events (its sequence, GET /v1/events?object_id=).
+    const onCall = (await api().get(`/v1/events?object_id=${caller}&limit=100`)).body.data.map((e: any) => e.type);
+    assert.deepEqual(onCall.filter((t: string) => t.startsWith('call.monitor.')).sort(), ['call.monitor.ended', 'call.monitor.started', 'call.monitor.updated', 'call.monitor.updated']);
     const listed = (await api().get(`/v1/calls/${caller}/monitors`)).body.data;
     assert.deepEqual(listed.map((m: any) => [m.id, m.end_reason]), [[again.body.id, 'api'], [monitor.id, 'supervisor_hangup']]);
 
@@ -223,5 +227,23 @@ describe('issue 26: supervisors in the sandbox', () => {
     assert.deepEqual(linesOn(recCaller, 0), ['worker answers']);
     const recSupervisor = await recordingOf(supervisor);
     assert.deepEqual(linesOn(recSupervisor, 0), ['caller asks', 'worker answers']);
+  });
+
+  test('the conversation ends with both calls still up (the dequeue\'s time_limit): the monitor ends with it, the supervisor hangs up', async () => {
+    const { caller, agent } = await connectedPair(`limited-${Date.now()}`, { timeLimit: 6, after: [{ pause: { seconds: 30 } }, { hangup: {} }] });
+    const started = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'barge' });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    await advance(1.05);
+    await waitForMonitorEvents('call.monitor.started', started.body.id, 1);
+    await advance(6);
+    const [ended] = await waitForMonitorEvents('call.monitor.ended', started.body.id, 1);
+    assert.equal(ended!.data.object.end_reason, 'call_ended');
+    await advance(0.5);
+    await sandbox.receiver.waitForEvent('call.completed', started.body.supervisor_call_id);
+    for (const id of [caller, agent]) assert.equal((await api().get(`/v1/calls/${id}`)).body.status, 'in_progress', 'both calls are up, in the rest of their flows');
+    const again = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp } });
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.equal(again.body.code, 'call_not_monitorable');
+    for (const id of [caller, agent]) await api().post(`/v1/calls/${id}/hangup`);
   });
 });

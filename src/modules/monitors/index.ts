@@ -14,6 +14,8 @@ export const monitorsModule: SwitchboardModule = {
     const seating = new MonitorSeating(platform, events, services.voiceCarriers, services.calls);
     const monitors = new MonitorService(platform, services.calls, seating);
     wiring.flow.monitors.fill(seating);
+    // A conversation can end with both calls still up (the dequeue's time_limit): its monitors end with it.
+    services.queues.onBridgeEnded((trx, callerCallId, agentCallId, clock) => seating.bridgeEnded(trx, callerCallId, agentCallId, clock));
     app.addSchema(MonitorSchema);
     monitorRoutes(app, monitors);
   },

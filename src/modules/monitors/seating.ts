@@ -163,11 +163,25 @@ export class MonitorSeating implements FlowMonitors {
     if (from !== 'in_progress') return;
     const monitored = await trx.selectFrom('monitors').selectAll()
       .where((eb) => eb.or([eb('caller_call_id', '=', call.id), eb('agent_call_id', '=', call.id)])).orderBy('id').execute();
+    await this.closeConversation(trx, monitored, clock);
+  }
+
+  /**
+   * The queue's bridge of the two calls ended while both may still be up (the dequeue's
+   * time_limit): their conversation is over, and so are its monitors.
+   */
+  async bridgeEnded(trx: Trx, callerCallId: string, agentCallId: string, clock: Clock): Promise<void> {
+    const monitored = await trx.selectFrom('monitors').selectAll().where('caller_call_id', '=', callerCallId).where('agent_call_id', '=', agentCallId)
+      .orderBy('id').execute();
+    await this.closeConversation(trx, monitored, clock);
+  }
+
+  /** Ends the open monitors of a conversation that is over, and closes its mix (the port forgets it). */
+  private async closeConversation(trx: Trx, monitored: MonitorRow[], clock: Clock): Promise<void> {
     for (const found of monitored) {
       const row = found.status === 'ended' ? found : await this.lock(trx, found.id);
       if (row && row.status !== 'ended') await this.end(trx, row, 'call_ended', clock);
     }
-    // The conversation is over: its mix closes (the port forgets it).
     const last = monitored.at(-1);
     if (last) await this.mixChanged(trx, last, false, 'completed');
   }

@@ -826,7 +826,7 @@ type CallMonitor struct {
 	Mode string `json:"mode"`
 	// dialing: the supervisor's phone rings; active: it is seated beside the conversation; ended. One of: dialing, active, ended.
 	Status string `json:"status"`
-	// api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended.
+	// api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended; flow_updated: the supervisor's call was given a new flow (POST /v1/calls/{id}/flow).
 	EndReason *string `json:"end_reason"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`

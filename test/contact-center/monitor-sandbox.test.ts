@@ -229,13 +229,23 @@ describe('issue 26: supervisors in the sandbox', () => {
     assert.deepEqual(linesOn(recSupervisor, 0), ['caller asks', 'worker answers']);
   });
 
-  test('the conversation ends with both calls still up (the dequeue\'s time_limit): the monitor ends with it, the supervisor hangs up', async () => {
-    const { caller, agent } = await connectedPair(`limited-${Date.now()}`, { timeLimit: 6, after: [{ pause: { seconds: 30 } }, { hangup: {} }] });
+  test('a supervisor given a new flow leaves (flow_updated); the conversation ending with both calls up (the dequeue\'s time_limit) ends the monitor, the supervisor hangs up', async () => {
+    const { caller, agent } = await connectedPair(`limited-${Date.now()}`, { timeLimit: 8, after: [{ pause: { seconds: 30 } }, { hangup: {} }] });
+    // First, a supervisor given a new flow leaves (flow_updated), and its new flow runs uncut.
+    const first = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'listen' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    await advance(1.05);
+    await waitForMonitorEvents('call.monitor.started', first.body.id, 1);
+    const renewed = await api().post(`/v1/calls/${first.body.supervisor_call_id}/flow`, { flow: [{ pause: { seconds: 2 } }, { hangup: {} }] });
+    assert.equal(renewed.status, 200, JSON.stringify(renewed.body));
+    const [left] = await waitForMonitorEvents('call.monitor.ended', first.body.id, 1);
+    assert.equal(left!.data.object.end_reason, 'flow_updated');
+    await waitForRunning(api(), first.body.supervisor_call_id, 0);
     const started = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'barge' });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     await advance(1.05);
     await waitForMonitorEvents('call.monitor.started', started.body.id, 1);
-    await advance(6);
+    await advance(7);
     const [ended] = await waitForMonitorEvents('call.monitor.ended', started.body.id, 1);
     assert.equal(ended!.data.object.end_reason, 'call_ended');
     await advance(0.5);

@@ -1158,7 +1158,7 @@ export interface CallMonitor {
    */
   status: "dialing" | "active" | "ended";
   /**
-   * api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended.
+   * api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended; flow_updated: the supervisor's call was given a new flow (POST /v1/calls/{id}/flow).
    */
   end_reason: string | null;
   /**

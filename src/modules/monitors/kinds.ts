@@ -5,5 +5,5 @@ export { MONITOR_MODES, type MonitorMode } from '../../telephony/conference.ts';
 export const MONITOR_STATUSES = ['dialing', 'active', 'ended'] as const;
 export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 
-export const END_REASONS = ['api', 'supervisor_hangup', 'unanswered', 'call_ended'] as const;
+export const END_REASONS = ['api', 'supervisor_hangup', 'unanswered', 'call_ended', 'flow_updated'] as const;
 export type MonitorEndReason = (typeof END_REASONS)[number];

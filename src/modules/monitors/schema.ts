@@ -21,7 +21,7 @@ export const MonitorSchema = Type.Object({
   mode: MonitorMode,
   status: Type.Enum([...MONITOR_STATUSES], { description: 'dialing: the supervisor\'s phone rings; active: it is seated beside the conversation; ended.' }),
   end_reason: Type.Union([Type.Enum([...END_REASONS]), Type.Null()], {
-    description: 'api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended.',
+    description: 'api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended; flow_updated: the supervisor\'s call was given a new flow (POST /v1/calls/{id}/flow).',
   }),
   created_at: Timestamp,
   started_at: NullableTimestamp,

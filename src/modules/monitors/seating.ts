@@ -124,19 +124,21 @@ export class MonitorSeating implements FlowMonitors {
   async left(trx: Trx, call: CallRow, reason: 'hangup' | 'flow_updated' | 'interrupted', clock: Clock): Promise<void> {
     const row = await this.supervisedBy(trx, call.id);
     if (!row || row.status === 'ended') return;
-    await this.end(trx, row, reason === 'hangup' ? 'supervisor_hangup' : 'api', clock);
+    // Its operation is over already: nothing of its flow to cut.
+    await this.end(trx, row, reason === 'hangup' ? 'supervisor_hangup' : reason === 'flow_updated' ? 'flow_updated' : 'api', clock, false);
   }
 
   /**
    * Ends the monitor (locked, open): call.monitor.ended; a seated supervisor leaves the mix
-   * (the conversation goes on as it was) and its flow is cut once this commits, so it goes on
-   * with its next verb (a supervisor placed by POST .../monitor has none: it hangs up).
+   * (the conversation goes on as it was) and, when `cut`, its monitor verb is cut once this
+   * commits, so its flow goes on with its next verb (a supervisor placed by POST .../monitor has
+   * none: it hangs up).
    */
-  async end(trx: Trx, row: MonitorRow, reason: MonitorEndReason, clock: Clock): Promise<MonitorRow> {
+  async end(trx: Trx, row: MonitorRow, reason: MonitorEndReason, clock: Clock, cut = true): Promise<MonitorRow> {
     const ended = await transition(trx, await this.deps(trx, row, clock), row, 'ended', { end_reason: reason });
     if (row.status === 'active') {
       if (reason !== 'call_ended') await this.mixChanged(trx, ended, false);
-      if (reason !== 'supervisor_hangup') this.cutSupervisorAfterCommit(trx, row.supervisor_call_id);
+      if (cut && reason !== 'supervisor_hangup') this.cutSupervisorAfterCommit(trx, row.supervisor_call_id);
     }
     return ended;
   }
@@ -145,8 +147,10 @@ export class MonitorSeating implements FlowMonitors {
     trx.afterCommit(() => {
       void inTransaction(this.db, async (next) => {
         const call = await this.calls.lock(next, callId);
-        const op = call ? flowStateOf(call)?.op : null;
-        if (call?.status === 'in_progress' && op) await this.carriers.named(call.carrier).media.interrupt(next, call, op);
+        const state = call ? flowStateOf(call) : null;
+        // Only its monitor verb: a flow that moved on meanwhile (a new flow) is not cut.
+        const monitoring = state?.op && state.verbs[state.pc] !== undefined && 'monitor' in state.verbs[state.pc]!;
+        if (call?.status === 'in_progress' && monitoring) await this.carriers.named(call.carrier).media.interrupt(next, call, state.op!);
       }).catch((err) => this.platform.log.error({ err, call: callId }, 'monitors: cutting the supervisor\'s flow failed'));
     });
   }

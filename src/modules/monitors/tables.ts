@@ -17,7 +17,7 @@ export interface MonitorRow {
   /** listen, whisper or barge. */
   monitor_mode: MonitorMode;
   status: MonitorStatus;
-  /** Why it ended: api, supervisor_hangup, unanswered, call_ended. */
+  /** Why it ended: api, supervisor_hangup, unanswered, call_ended, flow_updated. */
   end_reason: string | null;
   created_at: string;
   started_at: string | null;

@@ -7,6 +7,7 @@ import type { Tables } from '../store/tables.ts';
 import type { Mode } from '../store/platform-tables.ts';
 import type { Clock } from '../platform/clock.ts';
 import { offsetClock } from '../platform/clock.ts';
+import { IDEMPOTENCY_KEY_RETENTION_MS } from '../platform/idempotency-retention.ts';
 import { sql } from 'kysely';
 import { inTransaction, type Trx } from '../store/transaction.ts';
 import type { JobQueue } from './queue.ts';
@@ -83,7 +84,7 @@ export class SandboxClocks {
       if (idempotencyKey !== undefined) {
         // Kept as long as Idempotency-Keys are (24 h); older ones of this account go now.
         await trx.deleteFrom('sandbox_clock_advances').where('account_id', '=', accountId)
-          .where('created_at', '<', new Date(Date.parse(now) - KEY_RETENTION_MS).toISOString()).execute();
+          .where('created_at', '<', new Date(Date.parse(now) - IDEMPOTENCY_KEY_RETENTION_MS).toISOString()).execute();
         await trx.insertInto('sandbox_clock_advances')
           .values({ account_id: accountId, idempotency_key: idempotencyKey, offset_ms: next, created_at: now }).execute();
       }
@@ -100,6 +101,3 @@ export class SandboxClocks {
     return { offsetMs: offset, jobsRun };
   }
 }
-
-/** How long an advance's idempotency key is remembered: as long as the API keeps any key. */
-const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;

@@ -23,9 +23,9 @@ import { sendProblem, transactionTimeoutProblem } from './errors.ts';
 import { hashRequest } from './stable-json.ts';
 import { newId } from './ids.ts';
 import { SecretBox } from './secret-box.ts';
+import { IDEMPOTENCY_KEY_RETENTION_MS } from './idempotency-retention.ts';
 
 const KEY_PATTERN = /^[A-Za-z0-9_:-]{1,255}$/;
-const RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this is taken to belong to a crashed request and may be taken over. */
 const LOCK_MS = 60_000;
 export const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
@@ -131,7 +131,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
           id, ...scope, request_hash: requestHash, state: 'in_progress',
           response_status: null, response_body: null, response_content_type: null,
           locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
-          created_at: now.toISOString(), expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+          created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString(),
         })
         .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
         .returning('id')
@@ -202,12 +202,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     const id = request.idempotencyRowId!;
     request.idempotencyRowId = null;
     await runInScope(scope, () => db.updateTable('idempotency_keys')
-      .set({
-        state: 'completed',
-        response_status: reply.statusCode,
-        response_body: box.seal(typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
-        response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
-      })
+      .set(storedAnswer(box, reply, payload))
       .where('id', '=', id)
       .execute());
     await finish(request, true);
@@ -226,12 +221,9 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     const now = platform.clock.now();
     await db.insertInto('idempotency_keys')
       .values({
-        id: newId('request'), ...claim, state: 'completed',
-        response_status: reply.statusCode,
-        response_body: box.seal(typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
-        response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+        id: newId('request'), ...claim, ...storedAnswer(box, reply, payload),
         locked_until: now.toISOString(),
-        created_at: now.toISOString(), expires_at: new Date(now.getTime() + RETENTION_MS).toISOString(),
+        created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString(),
       })
       .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
       .execute();
@@ -255,6 +247,16 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
 function isOutcome(reply: FastifyReply): boolean {
   const transient = reply.statusCode === 429 || reply.getHeader('retry-after') !== undefined;
   return reply.statusCode < 500 && reply.statusCode !== 400 && !transient;
+}
+
+/** The columns of a completed key: the answer a retry with the same key replays. */
+function storedAnswer(box: SecretBox, reply: FastifyReply, payload: unknown) {
+  return {
+    state: 'completed' as const,
+    response_status: reply.statusCode,
+    response_body: box.seal(typeof payload === 'string' ? payload : payload == null ? '' : String(payload)),
+    response_content_type: String(reply.getHeader('content-type') ?? 'application/json'),
+  };
 }
 
 /** Bodies stored before sealing was introduced (plain JSON, at most 24 h old) still replay. */

@@ -8,6 +8,7 @@
 // jobs) are read from it when scraped (scrape-gauges.ts), never kept up to date on a hot path.
 // Everything is per process: several nodes are summed by Prometheus (docs/observability.md).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestCounter, RequestHistogram } from './request-series.ts';
 
 export const registry = new Registry();
 
@@ -35,18 +36,21 @@ export const dbTransactionSeconds = new Histogram({
   registers: [registry],
 });
 
-/** `route` is the route's template (`/v1/calls/:id`), never the raw path, so ids do not explode the series. */
-export const httpRequests = new Counter({
+/**
+ * `route` is the route's template (`/v1/calls/:id`), never the raw path, so ids do not explode
+ * the series. Updated on every request, so kept as plain numbers (request-series.ts says why).
+ */
+export const httpRequests = new RequestCounter({
   name: 'switchboard_http_requests_total',
   help: 'HTTP requests answered, by method, route template and status code.',
-  labelNames: ['method', 'route', 'status'] as const,
+  labelNames: ['method', 'route', 'status'],
   registers: [registry],
 });
 
-export const httpRequestSeconds = new Histogram({
+export const httpRequestSeconds = new RequestHistogram({
   name: 'switchboard_http_request_duration_seconds',
   help: 'Time from receiving a request to sending the last byte of its answer, by method and route template.',
-  labelNames: ['method', 'route'] as const,
+  labelNames: ['method', 'route'],
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [registry],
 });

@@ -3627,7 +3627,7 @@ type WorkerStats struct {
 	WindowMinutes int64  `json:"window_minutes"`
 	// The worker's status now. One of: available, busy, wrap_up, offline.
 	Status string `json:"status"`
-	// Calls the worker was connected to (became busy on) in the window.
+	// Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
 	CallsHandled int64 `json:"calls_handled"`
 	// Offers the worker let ring out, was busy for or failed, in the window.
 	CallsMissed int64 `json:"calls_missed"`

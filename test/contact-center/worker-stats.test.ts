@@ -112,6 +112,33 @@ describe('worker statistics', () => {
     });
   });
 
+  test('a window that opens mid-history counts only its part: the status at its start counts from the start', async () => {
+    const scale = sandbox.server.config.simTimeScale;
+    const worker = ok(await api().post('/v1/workers', { name: 'Shifts', reach: MAGIC.staysUp, status: 'available' }));
+    // Shift one: 100 s available, then offline for 200 minutes (test clock).
+    await advance(100 * scale);
+    ok(await api().patch(`/v1/workers/${worker.id}`, { status: 'offline' }));
+    await advance(200 * 60 * scale);
+    // Shift two: 100 s available, then offline.
+    ok(await api().patch(`/v1/workers/${worker.id}`, { status: 'available' }));
+    await advance(100 * scale);
+    ok(await api().patch(`/v1/workers/${worker.id}`, { status: 'offline' }));
+    await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, worker.id).filter((e) => e.type === 'worker.status_changed').length >= 3);
+    const moves = eventsOf(sandbox.receiver, worker.id).map((e) => e.data.object.status_changed_at as string);
+    const simSeconds = (from: string, to: string) => Math.floor((Date.parse(to) - Date.parse(from)) / 1000 / scale);
+    const firstShift = simSeconds(worker.status_changed_at, moves[0]!);
+    const secondShift = simSeconds(moves[1]!, moves[2]!);
+    assert.ok(firstShift >= 100 && secondShift >= 100, `${firstShift}, ${secondShift}`);
+
+    // An hour's window opened during the 200 offline minutes: only the second shift is in it.
+    const hour = ok(await api().get(`/v1/workers/${worker.id}/stats?window_minutes=60`));
+    assert.deepEqual([hour.idle_seconds, hour.talk_seconds, hour.wrap_up_seconds, hour.occupancy], [secondShift, 0, 0, 0]);
+    // A day's window holds both (each interval rounded down once: summed in milliseconds first).
+    const day = ok(await api().get(`/v1/workers/${worker.id}/stats?window_minutes=1440`));
+    const bothMs = (Date.parse(moves[0]!) - Date.parse(worker.status_changed_at)) + (Date.parse(moves[2]!) - Date.parse(moves[1]!));
+    assert.equal(day.idle_seconds, Math.floor(bothMs / 1000 / scale));
+  });
+
   test('the window is 1 to 1,440 minutes; another account\'s or mode\'s worker is not found', async () => {
     const worker = ok(await api().post('/v1/workers', { name: 'Bounds', reach: MAGIC.staysUp }));
     for (const bad of ['0', '1441', 'ten']) {

@@ -5042,7 +5042,7 @@ export interface WorkerStats {
    */
   status: "available" | "busy" | "wrap_up" | "offline";
   /**
-   * Calls the worker was connected to (became busy on) in the window.
+   * Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
    */
   calls_handled: number;
   /**

@@ -5389,7 +5389,7 @@ class WorkerStats(Model):
     worker_id: str
     window_minutes: int
     status: Literal["available", "busy", "wrap_up", "offline"]  # The worker's status now.
-    calls_handled: int  # Calls the worker was connected to (became busy on) in the window.
+    calls_handled: int  # Callers the worker was connected to in the window (an offer answered after its caller hung up is not
     calls_missed: int  # Offers the worker let ring out, was busy for or failed, in the window.
     talk_seconds: int  # Time busy on calls in the window.
     wrap_up_seconds: int  # Time in wrap_up in the window.

@@ -77,7 +77,7 @@ export class WorkerCalls {
     const back = { ...NO_OFFER, ...(worker.status === 'available' ? { last_idle_at: now } : {}), updated_at: now };
     await trx.updateTable('workers').set(back).where('id', '=', worker.id).execute();
     let row: WorkerRow = { ...worker, ...back };
-    await recordHistory(trx, row, 'missed', now, call.id);
+    await recordHistory(trx, row, 'missed', now, { callId: call.id });
     await emitWorker(trx, this.events, clock, row, 'worker.missed');
     if (onMissed === 'offline' && row.status === 'available') row = await transition(trx, { events: this.events, clock }, row, 'offline');
     await routeSoon(this.platform, trx, worker.account_id, worker.mode);

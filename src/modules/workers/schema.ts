@@ -124,7 +124,7 @@ export const WorkerStatsSchema = Type.Object({
   worker_id: Type.String(),
   window_minutes: Type.Integer(),
   status: Type.Union(WORKER_STATUSES.map((s) => Type.Literal(s)), { description: 'The worker\'s status now.' }),
-  calls_handled: Type.Integer({ minimum: 0, description: 'Calls the worker was connected to (became busy on) in the window.' }),
+  calls_handled: Type.Integer({ minimum: 0, description: 'Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).' }),
   calls_missed: Type.Integer({ minimum: 0, description: 'Offers the worker let ring out, was busy for or failed, in the window.' }),
   talk_seconds: Seconds('Time busy on calls in the window.'),
   wrap_up_seconds: Seconds('Time in wrap_up in the window.'),

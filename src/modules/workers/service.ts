@@ -54,7 +54,7 @@ export class WorkerService {
     };
     await inTransaction(this.db, async (trx) => {
       await this.sipUserFree(row.sip_user, () => trx.insertInto('workers').values(row).execute());
-      await recordHistory(trx, row, 'status', now, null);
+      await recordHistory(trx, row, 'status', now);
       if (status === 'available') await routeSoon(this.platform, trx, accountId, mode);
     });
     return presentWorker(row);

@@ -55,7 +55,8 @@ export async function transition(
   trx: Trx, deps: { events: EventEmitter; clock: Clock }, row: WorkerRow, to: WorkerStatus, set: Partial<WorkerRow> = {},
 ): Promise<WorkerRow> {
   const next = await WORKER_MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set });
-  await recordHistory(trx, next, 'status', next.status_changed_at, next.status === 'busy' ? next.current_call_id : null);
+  // Busy: on its call, with the caller it was offered (the move clears the offer from the row).
+  await recordHistory(trx, next, 'status', next.status_changed_at, next.status === 'busy' ? { callId: next.current_call_id, callerCallId: row.offer_caller_call_id } : {});
   await deps.events.emit(trx, {
     accountId: next.account_id, mode: next.mode, type: STATE_EVENTS[to], resourceType: 'worker', resourceId: next.id,
     object: presentWorker(next), webhookUrl: null, clock: deps.clock,

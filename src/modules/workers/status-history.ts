@@ -8,12 +8,13 @@ import type { Trx } from '../../store/transaction.ts';
 import type { WorkerRow, WorkerStatusHistoryRow } from './tables.ts';
 
 export async function recordHistory(
-  trx: Trx, worker: Pick<WorkerRow, 'id' | 'account_id' | 'mode' | 'status'>, change: WorkerStatusHistoryRow['change'], at: string, callId: string | null,
+  trx: Trx, worker: Pick<WorkerRow, 'id' | 'account_id' | 'mode' | 'status'>, change: WorkerStatusHistoryRow['change'], at: string,
+  calls: { callId?: string | null; callerCallId?: string | null } = {},
 ): Promise<void> {
   const last = await trx.selectFrom('worker_status_history').select((eb) => eb.fn.max('seq').as('seq'))
     .where('worker_id', '=', worker.id).executeTakeFirst();
   await trx.insertInto('worker_status_history').values({
     worker_id: worker.id, seq: Number(last?.seq ?? 0) + 1, account_id: worker.account_id, mode: worker.mode,
-    change, status: worker.status, call_id: callId, at,
+    change, status: worker.status, call_id: calls.callId ?? null, caller_call_id: calls.callerCallId ?? null, at,
   }).execute();
 }

@@ -53,6 +53,8 @@ export interface WorkerStatusHistoryRow {
   status: WorkerStatus;
   /** busy: the call it is on; missed: the call that rang it. */
   call_id: string | null;
+  /** busy: the waiting caller that call was offered. */
+  caller_call_id: string | null;
   at: string;
 }
 

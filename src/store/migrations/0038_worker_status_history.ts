@@ -17,15 +17,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     // busy: the call the worker is on; missed: the call that rang it.
     .addColumn('call_id', 'text')
+    // busy: the waiting caller that call was offered (it was handled if the two were bridged).
+    .addColumn('caller_call_id', 'text')
     .addColumn('at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('worker_status_history_pk', ['worker_id', 'seq'])
     .execute();
   await db.schema.createIndex('worker_status_history_at').on('worker_status_history').columns(['worker_id', 'at']).execute();
   // Workers made before this migration start their history with the status they are in.
   await db.insertInto('worker_status_history')
-    .columns(['worker_id', 'seq', 'account_id', 'mode', 'change', 'status', 'call_id', 'at'])
+    .columns(['worker_id', 'seq', 'account_id', 'mode', 'change', 'status', 'call_id', 'caller_call_id', 'at'])
     .expression(db.selectFrom('workers').select([
-      'id', sql<number>`1`.as('seq'), 'account_id', 'mode', sql<string>`'status'`.as('change'), 'status', 'current_call_id', 'status_changed_at',
+      'id', sql<number>`1`.as('seq'), 'account_id', 'mode', sql<string>`'status'`.as('change'), 'status', 'current_call_id',
+      sql<string | null>`null`.as('caller_call_id'), 'status_changed_at',
     ]))
     .execute();
 }

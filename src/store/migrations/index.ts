@@ -28,6 +28,7 @@ import * as streams from './0030_streams.ts';
 import * as workers from './0031_workers.ts';
 import * as analyticsColumns from './0033_analytics_columns.ts';
 import * as sandboxClockAdvances from './0034_sandbox_clock_advances.ts';
+import * as workerStatusHistory from './0038_worker_status_history.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0031_workers': workers,
   '0033_analytics_columns': analyticsColumns,
   '0034_sandbox_clock_advances': sandboxClockAdvances,
+  '0038_worker_status_history': workerStatusHistory,
 };

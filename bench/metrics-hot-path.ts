@@ -20,6 +20,9 @@ function cost(op: (i: number) => void): number {
   return rounds.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
 }
 
+// What app.ts does per transaction.
+const transactionSeconds = dbTransactionSeconds.child('', () => ({}));
+
 const points: Array<[string, (i: number) => void]> = [
   // What http-metrics.ts does per request.
   ['per request: HTTP counter and duration histogram', (i) => {
@@ -31,7 +34,7 @@ const points: Array<[string, (i: number) => void]> = [
   }],
   ['per transaction: two clock reads and the histogram', () => {
     const opened = performance.now();
-    dbTransactionSeconds.observe((performance.now() - opened) / 1000);
+    transactionSeconds.observe((performance.now() - opened) / 1000);
   }],
   ['per call status change: switchboard_calls_total', () => callsTotal.inc({ mode: 'sandbox', direction: 'outbound', status: 'ringing' })],
   ['per message status change: switchboard_messages_total', () => messagesTotal.inc({ channel: 'sms', status: 'sent' })],

@@ -29,9 +29,11 @@ export async function transactionTimeoutCount(): Promise<number> {
   return metric.values.reduce((sum, v) => sum + v.value, 0);
 }
 
-export const dbTransactionSeconds = new Histogram({
+/** Observed for every transaction, so kept as plain numbers too (request-series.ts). */
+export const dbTransactionSeconds = new RequestHistogram({
   name: 'switchboard_db_transaction_seconds',
   help: 'How long database transactions stayed open, from BEGIN to the end of COMMIT or ROLLBACK.',
+  labelNames: [],
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [registry],
 });

@@ -2039,6 +2039,36 @@ func (c *Client) CreateWorkerSipCredentials(ctx context.Context, id string, opts
 	return out, nil
 }
 
+// GetWorkerStatsParams holds the query parameters of GetWorkerStats; nil fields are not sent.
+type GetWorkerStatsParams struct {
+	// Count the worker's calls and time in the last this many minutes (1 to 1,440).
+	WindowMinutes *int64
+}
+
+func (p *GetWorkerStatsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.WindowMinutes != nil {
+		q.Set("window_minutes", fmt.Sprint(*p.WindowMinutes))
+	}
+	return q
+}
+
+// GetWorkerStats: A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+//
+// GET /v1/workers/{id}/stats
+//
+// Required scope: `calls:read`.
+func (c *Client) GetWorkerStats(ctx context.Context, id string, params *GetWorkerStatsParams, opts ...RequestOption) (*WorkerStats, error) {
+	out := new(WorkerStats)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/workers/%s/stats", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetQueueStatsParams holds the query parameters of GetQueueStats; nil fields are not sent.
 type GetQueueStatsParams struct {
 	// Count the callers who left the queue in the last this many minutes (1 to 1,440).

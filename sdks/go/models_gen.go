@@ -3726,6 +3726,27 @@ type WorkerOfferedEventData struct {
 	Object Worker `json:"object"`
 }
 
+type WorkerStats struct {
+	// One of: worker_stats.
+	Object        string `json:"object"`
+	WorkerID      string `json:"worker_id"`
+	WindowMinutes int64  `json:"window_minutes"`
+	// The worker's status now. One of: available, busy, wrap_up, offline.
+	Status string `json:"status"`
+	// Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
+	CallsHandled int64 `json:"calls_handled"`
+	// Offers the worker let ring out, was busy for or failed, in the window.
+	CallsMissed int64 `json:"calls_missed"`
+	// Time busy on calls in the window.
+	TalkSeconds int64 `json:"talk_seconds"`
+	// Time in wrap_up in the window.
+	WrapUpSeconds int64 `json:"wrap_up_seconds"`
+	// Time available in the window (ringing offers included).
+	IdleSeconds int64 `json:"idle_seconds"`
+	// (talk + wrap-up) / (talk + wrap-up + idle): the share of the worker's working time spent on calls; 0 when it had none. Offline time is not working time.
+	Occupancy float64 `json:"occupancy"`
+}
+
 type WorkerStatusChangedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`

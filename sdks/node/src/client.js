@@ -1017,6 +1017,17 @@ export class Switchboard {
   }
 
   /**
+   * A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+   *
+   * `GET /v1/workers/{id}/stats`
+   *
+   * Required scope: `calls:read`.
+   */
+  getWorkerStats(id, params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/workers/${encodeURIComponent(id)}/stats`, query: params }, options);
+  }
+
+  /**
    * A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
    *
    * `GET /v1/queues/{id}/stats`

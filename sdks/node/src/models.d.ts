@@ -5179,6 +5179,40 @@ export interface WorkerOfferedEventData {
   object: Worker;
 }
 
+export interface WorkerStats {
+  object: "worker_stats";
+  worker_id: string;
+  window_minutes: number;
+  /**
+   * The worker's status now.
+   */
+  status: "available" | "busy" | "wrap_up" | "offline";
+  /**
+   * Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
+   */
+  calls_handled: number;
+  /**
+   * Offers the worker let ring out, was busy for or failed, in the window.
+   */
+  calls_missed: number;
+  /**
+   * Time busy on calls in the window.
+   */
+  talk_seconds: number;
+  /**
+   * Time in wrap_up in the window.
+   */
+  wrap_up_seconds: number;
+  /**
+   * Time available in the window (ringing offers included).
+   */
+  idle_seconds: number;
+  /**
+   * (talk + wrap-up) / (talk + wrap-up + idle): the share of the worker's working time spent on calls; 0 when it had none. Offline time is not working time.
+   */
+  occupancy: number;
+}
+
 export interface WorkerStatusChangedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.

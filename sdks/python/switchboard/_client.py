@@ -835,6 +835,15 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/workers/{_path(id)}/sip_credentials", None, None, ("model", "SipCredentials"), request_options)
 
+    def get_worker_stats(self, id: str, *, window_minutes: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> WorkerStats:
+        """A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+
+        ``GET /v1/workers/{id}/stats``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/workers/{_path(id)}/stats", {"window_minutes": window_minutes}, None, ("model", "WorkerStats"), request_options)
+
     def get_queue_stats(self, id: str, *, window_minutes: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> QueueStats:
         """A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
 

@@ -15,6 +15,7 @@ import { presentWorker } from './presenter.ts';
 import { WORKER_LIMITS } from './schema.ts';
 import { SOFTPHONE_REALM, digestHa1, newSipPassword } from './sip-credentials.ts';
 import { transition } from './states.ts';
+import { recordHistory } from './status-history.ts';
 import { routeSoon } from '../queues/routing.ts';
 import type { WorkerReach, WorkerRow, WorkerStatus } from './tables.ts';
 
@@ -53,6 +54,7 @@ export class WorkerService {
     };
     await inTransaction(this.db, async (trx) => {
       await this.sipUserFree(row.sip_user, () => trx.insertInto('workers').values(row).execute());
+      await recordHistory(trx, row, 'status', now);
       if (status === 'available') await routeSoon(this.platform, trx, accountId, mode);
     });
     return presentWorker(row);
@@ -103,6 +105,7 @@ export class WorkerService {
       if (row.status === 'busy') throw busy(row);
       const deleted = await trx.deleteFrom('workers').where('id', '=', id).where('status', '=', row.status).executeTakeFirst();
       if (Number(deleted.numDeletedRows) !== 1) throw new Problem('conflict', `Worker ${id} changed while this request ran; retry.`);
+      await trx.deleteFrom('worker_status_history').where('worker_id', '=', id).execute();
       return { id, object: 'worker' as const, deleted: true as const };
     });
   }

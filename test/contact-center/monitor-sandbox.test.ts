@@ -92,6 +92,17 @@ describe('issue 26: supervisors in the sandbox', () => {
     assert.equal(lonely.status, 409, JSON.stringify(lonely.body));
     assert.equal(lonely.body.code, 'call_not_monitorable');
 
+    // Bad requests: no supervisor, an unknown mode, a worker that does not exist, someone else's number.
+    for (const [body, status, code] of [
+      [{ supervisor: {} }, 400, 'validation_failed'],
+      [{ supervisor: { to: MAGIC.staysUp }, mode: 'spy' }, 400, 'validation_failed'],
+      [{ supervisor: { worker_id: 'wrk_0000000000000000000000000' } }, 404, 'not_found'],
+      [{ supervisor: { to: MAGIC.staysUp, from: '+14155550100' } }, 422, 'from_number_not_owned'],
+    ] as const) {
+      const refused = await api().post(`/v1/calls/${caller}/monitor`, body);
+      assert.deepEqual([refused.status, refused.body.code], [status, code], JSON.stringify(refused.body));
+    }
+
     await say(caller, 'caller zero');
     const started = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'listen', record: true });
     assert.equal(started.status, 200, JSON.stringify(started.body));
@@ -234,8 +245,11 @@ describe('issue 26: supervisors in the sandbox', () => {
     // First, a supervisor given a new flow leaves (flow_updated), and its new flow runs uncut.
     const first = await api().post(`/v1/calls/${caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'listen' });
     assert.equal(first.status, 200, JSON.stringify(first.body));
+    // Changed while its phone rings: it takes its seat in the new mode.
+    assert.equal((await patchMode(caller, first.body.id, 'whisper')).status, 'dialing');
     await advance(1.05);
-    await waitForMonitorEvents('call.monitor.started', first.body.id, 1);
+    const [seated] = await waitForMonitorEvents('call.monitor.started', first.body.id, 1);
+    assert.equal(seated!.data.object.mode, 'whisper');
     const renewed = await api().post(`/v1/calls/${first.body.supervisor_call_id}/flow`, { flow: [{ pause: { seconds: 2 } }, { hangup: {} }] });
     assert.equal(renewed.status, 200, JSON.stringify(renewed.body));
     const [left] = await waitForMonitorEvents('call.monitor.ended', first.body.id, 1);

@@ -20,20 +20,21 @@ function cost(op: (i: number) => void): number {
   return rounds.sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!;
 }
 
-// What http-metrics.ts does per request once its children are cached.
-const requests = httpRequests.labels({ method: 'GET', route: '/v1/account', status: '200' });
-const seconds = httpRequestSeconds.labels({ method: 'GET', route: '/v1/account' });
-const children = new Map([['GET 200 /v1/account', { requests, seconds }]]);
+// What app.ts does per transaction.
+const transactionSeconds = dbTransactionSeconds.child('', () => ({}));
 
 const points: Array<[string, (i: number) => void]> = [
+  // What http-metrics.ts does per request.
   ['per request: HTTP counter and duration histogram', (i) => {
-    const c = children.get('GET 200 /v1/account')!;
-    c.requests.inc();
-    c.seconds.observe((i % 50) / 10_000);
+    const method = 'GET';
+    const route = '/v1/account';
+    const status = 200;
+    httpRequests.child(`${method} ${status} ${route}`, () => ({ method, route, status: String(status) })).value++;
+    httpRequestSeconds.child(`${method} ${route}`, () => ({ method, route })).observe((i % 50) / 10_000);
   }],
   ['per transaction: two clock reads and the histogram', () => {
     const opened = performance.now();
-    dbTransactionSeconds.observe((performance.now() - opened) / 1000);
+    transactionSeconds.observe((performance.now() - opened) / 1000);
   }],
   ['per call status change: switchboard_calls_total', () => callsTotal.inc({ mode: 'sandbox', direction: 'outbound', status: 'ringing' })],
   ['per message status change: switchboard_messages_total', () => messagesTotal.inc({ channel: 'sms', status: 'sent' })],

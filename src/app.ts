@@ -131,8 +131,9 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   // process sampling. State-change counters are bumped either way (a few per call).
   const metricsOn = metricsEnabled(config.metrics);
   if (metricsOn) collectProcessMetrics();
+  const transactionSeconds = dbTransactionSeconds.child('', () => ({}));
   database.scoping.setDeadline({
-    ...(metricsOn ? { onClosed: (seconds: number) => dbTransactionSeconds.observe(seconds) } : {}),
+    ...(metricsOn ? { onClosed: (seconds: number) => transactionSeconds.observe(seconds) } : {}),
     ms: config.transactionTimeoutMs,
     onTimeout: (report) => {
       transactionTimeouts.inc({ engine: database.engine, scope: report.scope });

@@ -2039,6 +2039,36 @@ func (c *Client) CreateWorkerSipCredentials(ctx context.Context, id string, opts
 	return out, nil
 }
 
+// GetWorkerStatsParams holds the query parameters of GetWorkerStats; nil fields are not sent.
+type GetWorkerStatsParams struct {
+	// Count the worker's calls and time in the last this many minutes (1 to 1,440).
+	WindowMinutes *int64
+}
+
+func (p *GetWorkerStatsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.WindowMinutes != nil {
+		q.Set("window_minutes", fmt.Sprint(*p.WindowMinutes))
+	}
+	return q
+}
+
+// GetWorkerStats: A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+//
+// GET /v1/workers/{id}/stats
+//
+// Required scope: `calls:read`.
+func (c *Client) GetWorkerStats(ctx context.Context, id string, params *GetWorkerStatsParams, opts ...RequestOption) (*WorkerStats, error) {
+	out := new(WorkerStats)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/workers/%s/stats", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetQueueStatsParams holds the query parameters of GetQueueStats; nil fields are not sent.
 type GetQueueStatsParams struct {
 	// Count the callers who left the queue in the last this many minutes (1 to 1,440).
@@ -2064,6 +2094,117 @@ func (p *GetQueueStatsParams) query() url.Values {
 func (c *Client) GetQueueStats(ctx context.Context, id string, params *GetQueueStatsParams, opts ...RequestOption) (*QueueStats, error) {
 	out := new(QueueStats)
 	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/queues/%s/stats", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MonitorCall: Call a supervisor and seat it beside the call's conversation (listen, whisper or barge)
+//
+// POST /v1/calls/{id}/monitor
+//
+// The call must be in progress and connected to another (a queue's caller and the call that took it: a routed worker, or a dequeue verb). Switchboard calls the supervisor (its call runs the monitor verb); call.monitor.started follows when it answers. The response is the monitor, dialing.
+//
+// Required scope: `calls:write`.
+func (c *Client) MonitorCall(ctx context.Context, id string, body *MonitorCallRequest, opts ...RequestOption) (*CallMonitor, error) {
+	out := new(CallMonitor)
+	if err := c.do(ctx, "POST", fmt.Sprintf("/v1/calls/%s/monitor", url.PathEscape(id)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListCallMonitorsParams holds the query parameters of ListCallMonitors; nil fields are not sent.
+type ListCallMonitorsParams struct {
+	// Page size, 1 to 100.
+	Limit *int64
+	// The next_cursor of the previous page.
+	StartingAfter *string
+}
+
+func (p *ListCallMonitorsParams) query() url.Values {
+	q := url.Values{}
+	if p == nil {
+		return q
+	}
+	if p.Limit != nil {
+		q.Set("limit", fmt.Sprint(*p.Limit))
+	}
+	if p.StartingAfter != nil {
+		q.Set("starting_after", fmt.Sprint(*p.StartingAfter))
+	}
+	return q
+}
+
+// ListCallMonitors: List the monitors of the call's conversations, newest first
+//
+// GET /v1/calls/{id}/monitors
+//
+// Required scope: `calls:read`.
+func (c *Client) ListCallMonitors(ctx context.Context, id string, params *ListCallMonitorsParams, opts ...RequestOption) (*CallMonitorList, error) {
+	out := new(CallMonitorList)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/calls/%s/monitors", url.PathEscape(id)), params.query(), nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListCallMonitorsAutoPaging walks every CallMonitor of every page of ListCallMonitors, fetching pages as it goes.
+func (c *Client) ListCallMonitorsAutoPaging(ctx context.Context, id string, params *ListCallMonitorsParams, opts ...RequestOption) *Iter[CallMonitor] {
+	return newIter(func(cursor *string) ([]CallMonitor, bool, *string, error) {
+		p := ListCallMonitorsParams{}
+		if params != nil {
+			p = *params
+		}
+		if cursor != nil {
+			p.StartingAfter = cursor
+		}
+		page, err := c.ListCallMonitors(ctx, id, &p, opts...)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return page.Data, page.HasMore, page.NextCursor, nil
+	})
+}
+
+// GetCallMonitor: Fetch a monitor
+//
+// GET /v1/calls/{id}/monitors/{monitor_id}
+//
+// Required scope: `calls:read`.
+func (c *Client) GetCallMonitor(ctx context.Context, id string, monitorID string, opts ...RequestOption) (*CallMonitor, error) {
+	out := new(CallMonitor)
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/calls/%s/monitors/%s", url.PathEscape(id), url.PathEscape(monitorID)), nil, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateCallMonitor: Change a monitor's mode (listen, whisper, barge) from now
+//
+// PATCH /v1/calls/{id}/monitors/{monitor_id}
+//
+// call.monitor.updated follows. A supervisor still ringing takes its seat in the new mode.
+//
+// Required scope: `calls:write`.
+func (c *Client) UpdateCallMonitor(ctx context.Context, id string, monitorID string, body *UpdateCallMonitorRequest, opts ...RequestOption) (*CallMonitor, error) {
+	out := new(CallMonitor)
+	if err := c.do(ctx, "PATCH", fmt.Sprintf("/v1/calls/%s/monitors/%s", url.PathEscape(id), url.PathEscape(monitorID)), nil, bodyOf(body), out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EndCallMonitor: End a monitor: the supervisor leaves, the conversation goes on
+//
+// DELETE /v1/calls/{id}/monitors/{monitor_id}
+//
+// A seated supervisor's flow goes on with its next verb (a supervisor placed by POST .../monitor has none and hangs up); a ringing one is hung up. A monitor already ended is returned as it is.
+//
+// Required scope: `calls:write`.
+func (c *Client) EndCallMonitor(ctx context.Context, id string, monitorID string, opts ...RequestOption) (*CallMonitor, error) {
+	out := new(CallMonitor)
+	if err := c.do(ctx, "DELETE", fmt.Sprintf("/v1/calls/%s/monitors/%s", url.PathEscape(id), url.PathEscape(monitorID)), nil, nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -739,7 +739,7 @@ type CallFlowFailure struct {
 type CallFlowLogItem struct {
 	// Position of the verb in the flow that ran it.
 	Index int64 `json:"index"`
-	// One of: say, play, pause, gather, redirect, record, dial, transfer, agent, enqueue, dequeue, leave, conference, stream, hangup.
+	// One of: say, play, pause, gather, redirect, record, dial, transfer, agent, enqueue, dequeue, leave, conference, monitor, stream, hangup.
 	Verb string `json:"verb"`
 	// RFC 3339 UTC timestamp.
 	StartedAt string `json:"started_at"`
@@ -806,6 +806,96 @@ type CallList struct {
 	HasMore bool   `json:"has_more"`
 	// Pass as starting_after to get the next page; null on the last page.
 	NextCursor *string `json:"next_cursor"`
+}
+
+type CallMonitor struct {
+	ID string `json:"id"`
+	// One of: call_monitor.
+	Object string `json:"object"`
+	// The call the monitor was asked for (POST /v1/calls/{id}/monitor): the caller or the agent.
+	CallID string `json:"call_id"`
+	// The conversation's caller: the call that waited in a queue.
+	CallerCallID string `json:"caller_call_id"`
+	// The conversation's agent: the call that took the caller out of the queue (a routed worker's call, or a dequeue verb's). A whisper reaches it only.
+	AgentCallID string `json:"agent_call_id"`
+	// The supervisor's call (GET /v1/calls/{id}); hanging it up ends the monitor only.
+	SupervisorCallID string `json:"supervisor_call_id"`
+	// The worker who supervises, when named by worker_id.
+	WorkerID *string `json:"worker_id"`
+	// listen: the supervisor hears both parties and nobody hears it; whisper: only the agent hears it (coaching); barge: both parties hear it. One of: listen, whisper, barge.
+	Mode string `json:"mode"`
+	// dialing: the supervisor's phone rings; active: it is seated beside the conversation; ended. One of: dialing, active, ended.
+	Status string `json:"status"`
+	// api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended; flow_updated: the supervisor's call was given a new flow (POST /v1/calls/{id}/flow).
+	EndReason *string `json:"end_reason"`
+	// RFC 3339 UTC timestamp.
+	CreatedAt string `json:"created_at"`
+	// RFC 3339 UTC timestamp.
+	StartedAt *string `json:"started_at"`
+	// RFC 3339 UTC timestamp.
+	EndedAt *string `json:"ended_at"`
+	// RFC 3339 UTC timestamp.
+	UpdatedAt string `json:"updated_at"`
+}
+
+type CallMonitorEndedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.monitor.ended.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                     `json:"sequence"`
+	Data     CallMonitorEndedEventData `json:"data"`
+}
+
+type CallMonitorEndedEventData struct {
+	Object CallMonitor `json:"object"`
+}
+
+type CallMonitorList struct {
+	// One of: list.
+	Object  string        `json:"object"`
+	Data    []CallMonitor `json:"data"`
+	HasMore bool          `json:"has_more"`
+	// Pass as starting_after to get the next page; null on the last page.
+	NextCursor *string `json:"next_cursor"`
+}
+
+type CallMonitorStartedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.monitor.started.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     CallMonitorStartedEventData `json:"data"`
+}
+
+type CallMonitorStartedEventData struct {
+	Object CallMonitor `json:"object"`
+}
+
+type CallMonitorUpdatedEvent struct {
+	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+	ID string `json:"id"`
+	// One of: call.monitor.updated.
+	Type      string `json:"type"`
+	CreatedAt string `json:"created_at"`
+	// One of: sandbox, live.
+	Mode string `json:"mode"`
+	// Per-resource order of events: 1, 2, 3, ...
+	Sequence int64                       `json:"sequence"`
+	Data     CallMonitorUpdatedEventData `json:"data"`
+}
+
+type CallMonitorUpdatedEventData struct {
+	Object CallMonitor `json:"object"`
 }
 
 type CallNoAnswerEvent struct {
@@ -2109,6 +2199,17 @@ type MessageUndeliveredEventData struct {
 	Object Message `json:"object"`
 }
 
+type MonitorCallRequest struct {
+	// Who supervises: a phone number, or a worker.
+	Supervisor any `json:"supervisor"`
+	// listen (default), whisper or barge; PATCH .../monitors/{monitor_id} changes it. One of: listen, whisper, barge.
+	Mode *string `json:"mode,omitempty"`
+	// Record the supervisor's call (what it heard, and said).
+	Record *bool `json:"record,omitempty"`
+	// Where the supervisor's call's own events go.
+	WebhookURL *string `json:"webhook_url,omitempty"`
+}
+
 type Number struct {
 	ID string `json:"id"`
 	// One of: number.
@@ -3117,6 +3218,11 @@ type UpdateCallFlowRequest struct {
 	URL *string `json:"url,omitempty"`
 }
 
+type UpdateCallMonitorRequest struct {
+	// The new mode, from now. One of: listen, whisper, barge.
+	Mode string `json:"mode"`
+}
+
 // UpdateConferenceParticipantRequest: The fields to change; those left out stay as they are (an empty body changes nothing).
 type UpdateConferenceParticipantRequest struct {
 	Muted *bool `json:"muted,omitempty"`
@@ -3635,6 +3741,27 @@ type WorkerRegistration struct {
 	UserAgent *string `json:"user_agent"`
 }
 
+type WorkerStats struct {
+	// One of: worker_stats.
+	Object        string `json:"object"`
+	WorkerID      string `json:"worker_id"`
+	WindowMinutes int64  `json:"window_minutes"`
+	// The worker's status now. One of: available, busy, wrap_up, offline.
+	Status string `json:"status"`
+	// Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
+	CallsHandled int64 `json:"calls_handled"`
+	// Offers the worker let ring out, was busy for or failed, in the window.
+	CallsMissed int64 `json:"calls_missed"`
+	// Time busy on calls in the window.
+	TalkSeconds int64 `json:"talk_seconds"`
+	// Time in wrap_up in the window.
+	WrapUpSeconds int64 `json:"wrap_up_seconds"`
+	// Time available in the window (ringing offers included).
+	IdleSeconds int64 `json:"idle_seconds"`
+	// (talk + wrap-up) / (talk + wrap-up + idle): the share of the worker's working time spent on calls; 0 when it had none. Offline time is not working time.
+	Occupancy float64 `json:"occupancy"`
+}
+
 type WorkerStatusChangedEvent struct {
 	// Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
 	ID string `json:"id"`
@@ -3672,6 +3799,9 @@ var EventTypes = []string{
 	"call.flow.failed",
 	"call.gather.completed",
 	"call.inbound",
+	"call.monitor.ended",
+	"call.monitor.started",
+	"call.monitor.updated",
 	"call.no_answer",
 	"call.queue.joined",
 	"call.queue.left",

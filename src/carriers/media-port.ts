@@ -69,7 +69,10 @@ export interface RecordingSinks {
 /**
  * Conferences on a port: calls join one with a `conference` operation; the conferences module
  * tells the port, in the transaction that changed it, who is seated and how (ConferenceMix),
- * and the port mixes accordingly from then on (telephony/conference.ts: `hears`).
+ * and the port mixes accordingly from then on (telephony/conference.ts: `hears`). Two calls
+ * connected by `connect` operations are such a mix too, of two seats under connectionMixId:
+ * the monitors module hands it over with a supervisor's seat added (its call runs a
+ * `conference` operation on that id), and without it when the supervisor leaves.
  */
 export interface ConferenceMedia {
   /** The conference's status or seats changed (a join, a leave, mute, hold, coach, its end). */

@@ -46,6 +46,11 @@ export const EVENT_TYPES = {
   'conference.participant.left': 'A call left a conference: removed, the conference ended, a new flow, or a hang-up (left_reason says which).',
   'conference.participant.updated': 'A participant was muted or unmuted, held or resumed, or made a coach (PATCH /v1/conferences/{id}/participants/{call_id}).',
 
+  // Supervisors' monitors (docs/contact-center.md, "Supervisors"): on the monitored call.
+  'call.monitor.started': 'A supervisor answered and is seated beside the call\'s conversation (POST /v1/calls/{id}/monitor, or a monitor verb): it hears both parties; `mode` says who hears it.',
+  'call.monitor.updated': 'A monitor\'s mode changed (listen, whisper, barge) with PATCH /v1/calls/{id}/monitors/{monitor_id}.',
+  'call.monitor.ended': 'A monitor ended: DELETE, the supervisor hung up or never answered, or the conversation ended (`end_reason`); the conversation goes on as it was.',
+
   // Workers (docs/contact-center.md): human agents.
   'worker.status_changed': 'A worker\'s status changed (available, busy, wrap_up, offline): by PATCH /v1/workers/{id}, or by Switchboard around a routed call.',
   'worker.offered': 'A queue\'s waiting caller was offered to the worker: its phone is ringing (offer.call_id), the caller keeps hearing the wait audio.',

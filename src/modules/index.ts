@@ -13,6 +13,7 @@ import { recordingsModule } from './recordings/index.ts';
 import { queuesModule } from './queues/index.ts';
 import { conferencesModule } from './conferences/index.ts';
 import { workersModule } from './workers/index.ts';
+import { monitorsModule } from './monitors/index.ts';
 import { streamsModule } from './streams/index.ts';
 import { aiModule } from './ai/index.ts';
 import { analyticsModule } from './analytics/index.ts';
@@ -32,6 +33,7 @@ export const modules: SwitchboardModule[] = [
   queuesModule,
   conferencesModule,
   workersModule,
+  monitorsModule,
   streamsModule,
   aiModule,
   analyticsModule,

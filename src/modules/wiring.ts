@@ -10,6 +10,7 @@ import type { FlowConferences, FlowRecordings } from './calls/flows/verbs/verb.t
 import type { FlowAgents } from './calls/flows/verbs/agent.ts';
 import type { FlowQueues } from './calls/flows/verbs/enqueue.ts';
 import type { FlowStreams } from './calls/flows/verbs/stream.ts';
+import type { FlowMonitors } from './calls/flows/verbs/monitor.ts';
 import type { AgentCheck } from './numbers/service.ts';
 import type { InboundMedia } from './numbers/voice-config.ts';
 import type { ActiveCallCounter } from './accounts/service.ts';
@@ -45,6 +46,7 @@ export interface Wiring {
     agents: LatePort<FlowAgents>;
     queues: LatePort<FlowQueues>;
     conferences: LatePort<FlowConferences>;
+    monitors: LatePort<FlowMonitors>;
     streams: LatePort<FlowStreams>;
   };
   /** Media operations the flow does not own: the AI agent's turns on live calls, a queue's wait audio. */
@@ -70,6 +72,7 @@ export function createWiring(): Wiring {
       agents: new LatePort('ai: flow agents'),
       queues: new LatePort('queues: flow queues'),
       conferences: new LatePort('conferences: flow conferences'),
+      monitors: new LatePort('monitors: flow monitors'),
       streams: new LatePort('streams: flow streams'),
     },
     ownedMedia: {

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   queue: 'queue',
   queueMember: 'qmem',
   worker: 'wrk',
+  monitor: 'mon',
   job: 'job',
   request: 'req',
 } as const;

@@ -8,6 +8,7 @@
 // jobs) are read from it when scraped (scrape-gauges.ts), never kept up to date on a hot path.
 // Everything is per process: several nodes are summed by Prometheus (docs/observability.md).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestCounter, RequestHistogram } from './request-series.ts';
 
 export const registry = new Registry();
 
@@ -28,25 +29,30 @@ export async function transactionTimeoutCount(): Promise<number> {
   return metric.values.reduce((sum, v) => sum + v.value, 0);
 }
 
-export const dbTransactionSeconds = new Histogram({
+/** Observed for every transaction, so kept as plain numbers too (request-series.ts). */
+export const dbTransactionSeconds = new RequestHistogram({
   name: 'switchboard_db_transaction_seconds',
   help: 'How long database transactions stayed open, from BEGIN to the end of COMMIT or ROLLBACK.',
+  labelNames: [],
   buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [registry],
 });
 
-/** `route` is the route's template (`/v1/calls/:id`), never the raw path, so ids do not explode the series. */
-export const httpRequests = new Counter({
+/**
+ * `route` is the route's template (`/v1/calls/:id`), never the raw path, so ids do not explode
+ * the series. Updated on every request, so kept as plain numbers (request-series.ts says why).
+ */
+export const httpRequests = new RequestCounter({
   name: 'switchboard_http_requests_total',
   help: 'HTTP requests answered, by method, route template and status code.',
-  labelNames: ['method', 'route', 'status'] as const,
+  labelNames: ['method', 'route', 'status'],
   registers: [registry],
 });
 
-export const httpRequestSeconds = new Histogram({
+export const httpRequestSeconds = new RequestHistogram({
   name: 'switchboard_http_request_duration_seconds',
   help: 'Time from receiving a request to sending the last byte of its answer, by method and route template.',
-  labelNames: ['method', 'route'] as const,
+  labelNames: ['method', 'route'],
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [registry],
 });

@@ -26,6 +26,7 @@ const EVENT_OBJECTS: Array<[string, string]> = [
   ['call.dtmf.', 'CallDtmf'],
   ['call.dial.', 'CallDial'],
   ['call.queue.', 'CallQueue'],
+  ['call.monitor.', 'CallMonitor'],
   ['call.', 'Call'],
   ['conference.participant.', 'ConferenceParticipant'],
   ['conference.', 'Conference'],

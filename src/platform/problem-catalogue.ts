@@ -74,6 +74,10 @@ export const PROBLEMS = {
   conference_completed: { status: 409, title: 'The conference has ended' },
   conference_not_in_progress: { status: 409, title: 'The conference has not started' },
   participant_not_in_conference: { status: 409, title: 'The call is not in the conference now' },
+  // Monitors
+  call_not_monitorable: { status: 409, title: 'The call is not connected to another call' },
+  call_already_monitored: { status: 409, title: 'The call\'s conversation is monitored already' },
+  monitor_ended: { status: 409, title: 'The monitor has ended' },
   // Media streams
   stream_bidirectional_in_progress: { status: 409, title: 'The call already has a bidirectional media stream' },
   streams_unavailable: { status: 422, title: 'Media streams are not available on this call' },

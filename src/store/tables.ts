@@ -17,7 +17,8 @@ import type { SimulatorTables } from '../carriers/simulator/tables.ts';
 import type { ConferenceTables } from '../modules/conferences/tables.ts';
 import type { StreamTables } from '../modules/streams/tables.ts';
 import type { WorkerTables } from '../modules/workers/tables.ts';
+import type { MonitorTables } from '../modules/monitors/tables.ts';
 
 export interface Tables extends PlatformTables, WebhookTables, CallTables, RecordingTables,
   NumbersTables, PortsTables, MessagesTables, AiTables, CarrierTables, SipNodeTables, ConsoleTables, QueueTables,
-  SimulatorTables, ConferenceTables, StreamTables, WorkerTables {}
+  SimulatorTables, ConferenceTables, StreamTables, WorkerTables, MonitorTables {}

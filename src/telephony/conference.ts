@@ -44,3 +44,21 @@ export function hears(listener: ConferenceSeat | null, speaker: ConferenceSeat):
   if (speaker.muted || speaker.hold) return false;
   return speaker.coachOf === null || speaker.coachOf === listener?.callId;
 }
+
+/**
+ * Two calls connected to each other (a queue's caller and the call that took it, both running
+ * a `connect` operation) are mixed by their ports as a conference of two seats under this id,
+ * each hearing the other. A supervisor's monitor (src/modules/monitors) is a third seat in
+ * that same mix: the monitors module hands the ports the connection's ConferenceMix with it,
+ * and the supervisor's call runs a `conference` operation on this id.
+ */
+export function connectionMixId(a: string, b: string): string {
+  return `connect:${[a, b].sort().join(':')}`;
+}
+
+/** Seats on a connection's mix: its two calls and one supervisor. */
+export const CONNECTION_SEATS = 3;
+
+/** A supervisor's seat beside a connection: listen (muted), whisper (a coach of the agent), barge (a plain seat). */
+export const MONITOR_MODES = ['listen', 'whisper', 'barge'] as const;
+export type MonitorMode = (typeof MONITOR_MODES)[number];

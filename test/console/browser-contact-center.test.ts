@@ -1,9 +1,10 @@
 // The console's contact-center and configuration pages in a real browser against a real
-// server: the queues live board (callers appear without a reload), a call's page with its
+// server: the queues live board (callers appear without a reload; workers with their status,
+// skills and current call, and who can take a routed queue), a call's page with its
 // queue and conference history, the AI pages' knowledge documents and unanswered questions,
 // and adding a webhook endpoint from the console (with its CSRF token; without it, refused).
-// Every user-controlled field shown here (agent and document names, caller questions, endpoint
-// descriptions) stays inert text. Queue and conference names cannot carry markup (the API
+// Every user-controlled field shown here (worker, agent and document names, caller questions,
+// endpoint descriptions) stays inert text. Queue and conference names cannot carry markup (the API
 // allows letters, digits and . _ - : and spaces only); they are checked to show as sent.
 // Screenshots land in test-output/console/.
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +14,7 @@ import { startTestServer, type CreatedAccount, type TestServer } from '../helper
 import { subscribeAll } from '../helpers/subscribe.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { converse, createFixtureAgent } from '../helpers/ai.ts';
-import { MAGIC, ORDINARY } from '../voice/voice-helpers.ts';
+import { MAGIC, ORDINARY, eventsOf } from '../voice/voice-helpers.ts';
 import { waitForFlowEvent } from '../voice/flow-helpers.ts';
 import { launchBrowser, screenshot, signIn, type ConsoleBrowser } from './browser.ts';
 import { XSS, XSS_MARKERS } from './xss.ts';
@@ -108,6 +109,45 @@ describe('console contact center and configuration in a browser', () => {
     assert.ok((await seat.textContent())!.includes('conference_ended'), await seat.textContent() ?? '');
     await assertInert();
     await screenshot(page, 'call-contact-center');
+  });
+
+  test('the queues board shows the workers: status, skills, current call, who can take a routed queue; a name with markup stays text', async () => {
+    const queue = await api().post('/v1/queues', { name: 'Support 1', wait_flow: [{ pause: { seconds: 600 } }], routing: { required_skills: ['support'] } });
+    assert.equal(queue.status, 200, JSON.stringify(queue.body));
+    const worker = async (body: Record<string, unknown>) => {
+      const res = await api().post('/v1/workers', { reach: MAGIC.staysUp, ...body });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { id: string };
+    };
+    const dana = await worker({ name: 'Dana Support', skills: ['support', 'spanish'], status: 'available', wrap_up_seconds: 600 });
+    const marked = await worker({ name: XSS.name, skills: ['billing'] });
+    // A caller in the routed queue is offered to Dana (the only worker with the skill), who answers.
+    const routed = await caller([{ enqueue: { queue: 'Support 1' } }, { hangup: {} }]);
+    await hooks.waitFor(() => eventsOf(hooks, dana.id).some((e) => e.type === 'worker.connected'), 20_000);
+    const busy = (await api().get(`/v1/workers/${dana.id}`)).body;
+    assert.equal(busy.status, 'busy');
+
+    await page.goto(`${t.url}/console/queues`);
+    const row = (id: string) => page.locator(`[data-testid=worker-row][id="${id}"]`);
+    assert.equal(await row(dana.id).locator('[data-testid=worker-name]').textContent(), 'Dana Support');
+    assert.equal(await row(dana.id).locator('[data-testid=worker-status]').textContent(), 'busy');
+    assert.equal(await row(dana.id).locator('[data-testid=worker-skills]').textContent(), 'spanish, support');
+    assert.equal(await row(dana.id).locator(`[data-testid=worker-call] a[href="/console/calls/${busy.current_call_id}"]`).count(), 1);
+    assert.match((await row(dana.id).locator('[data-testid=worker-in-status]').textContent())!, /^\d+ (s|min \d+ s)$/);
+    assert.equal(await row(marked.id).locator('[data-testid=worker-name]').textContent(), XSS.name);
+    assert.equal(await row(marked.id).locator('[data-testid=worker-status]').textContent(), 'offline');
+    const counts = async (scope: string) => Object.fromEntries(await page.locator(`${scope} [data-status]`)
+      .evaluateAll((figures) => figures.map((f) => [f.getAttribute('data-status'), f.textContent])));
+    assert.deepEqual(await counts('[data-testid=workers-by-status]'), { available: '0', busy: '1', wrap_up: '0', offline: '1' });
+    // Only Dana has the queue's skill: the unskilled worker is not counted as able to take it.
+    assert.deepEqual(await counts(`[data-testid=queue-card][id="${queue.body.id}"] [data-testid=queue-workers]`), { available: '0', busy: '1', wrap_up: '0', offline: '0' });
+
+    // A status changed through the API shows on the open board at its next refresh.
+    assert.equal((await api().patch(`/v1/workers/${marked.id}`, { status: 'available' })).status, 200);
+    await page.locator(`[data-testid=worker-row][id="${marked.id}"] [data-testid=worker-status]`, { hasText: 'available' }).waitFor();
+    await assertInert();
+    await screenshot(page, 'queues-board-workers');
+    assert.equal((await api().post(`/v1/calls/${routed}/hangup`)).status, 200);
   });
 
   test("the AI pages show an agent's knowledge documents and the questions callers asked that it could not answer", async () => {

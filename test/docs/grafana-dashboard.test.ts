@@ -13,9 +13,9 @@ const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url),
 function exportedSeries(): Set<string> {
   collectProcessMetrics();
   const names = new Set<string>();
-  for (const metric of registry.getMetricsAsArray() as unknown as Array<{ name: string; constructor: { name: string } }>) {
+  for (const metric of registry.getMetricsAsArray() as unknown as Array<{ name: string; type: string }>) {
     names.add(metric.name);
-    if (metric.constructor.name === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);
+    if (metric.type === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(metric.name + suffix);
   }
   return names;
 }

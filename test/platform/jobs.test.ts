@@ -132,17 +132,18 @@ describe('durable job queue', () => {
 
   test('a job that runs longer than its lease keeps it: a second worker never runs it again', async () => {
     const { database } = await fresh();
-    const slowWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 300, onError: () => {} });
-    const otherWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 300, onError: () => {} });
+    // A lease long enough that its renewal (a timer) is not missed on a loaded machine at nice 19.
+    const slowWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 1000, onError: () => {} });
+    const otherWorker = new JobQueue(database, systemClock, { concurrency: 1, pollMs: 20, leaseMs: 1000, onError: () => {} });
     const runs: string[] = [];
-    // Five leases long: without renewal the other worker finds the lease expired and runs it too.
-    slowWorker.register('slow', async () => { runs.push('slow worker'); await new Promise((r) => setTimeout(r, 1500)); });
+    // Three leases long: without renewal the other worker finds the lease expired and runs it too.
+    slowWorker.register('slow', async () => { runs.push('slow worker'); await new Promise((r) => setTimeout(r, 3000)); });
     otherWorker.register('slow', async () => { runs.push('other worker'); });
     await inTransaction(database.db, async (trx) => { await slowWorker.enqueue(trx, 'slow', {}); });
     slowWorker.start();
     await waitUntil(() => runs.length === 1);
     otherWorker.start();
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 3500));
     await Promise.all([slowWorker.stop(), otherWorker.stop()]);
     assert.deepEqual(runs, ['slow worker']);
   });

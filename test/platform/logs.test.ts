@@ -15,6 +15,14 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The body of a 2xx answer; any other fails the test with the answer it got, which says why. */
+async function created200(answer: Promise<Response>): Promise<unknown> {
+  const res = await answer;
+  const text = await res.text();
+  assert.ok(res.ok, `${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
 test('trace-level logs of real requests contain no API key or signing secret', async () => {
   const store = await createTestStore();
   const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_LOG_LEVEL: 'trace', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'true' };
@@ -35,12 +43,12 @@ test('trace-level logs of real requests contain no API key or signing secret', a
       await new Promise((r) => setTimeout(r, 100));
     }
     const auth = { authorization: `Bearer ${created.keys.sandbox}`, 'content-type': 'application/json' };
-    const key = await (await fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-test' }, body: '{}' })).json() as { id: string; secret: string };
-    const hook = await (await fetch(`${url}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }) })).json() as { id: string; secret: string };
+    const key = await created200(fetch(`${url}/v1/keys`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-test' }, body: '{}' })) as { id: string; secret: string };
+    const hook = await created200(fetch(`${url}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }) })) as { id: string; secret: string };
     // Rotations show new secrets once too; a test event is signed and sent (and fails).
-    const rotated = await (await fetch(`${url}/v1/keys/${key.id}/rotate`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-rotate' }, body: '{}' })).json() as { key: { secret: string } };
-    const hookRotated = await (await fetch(`${url}/v1/webhooks/${hook.id}/rotate_secret`, { method: 'POST', headers: auth, body: '{}' })).json() as { id: string; secret: string };
-    const defaults = await (await fetch(`${url}/v1/webhooks/default_secret/rotate`, { method: 'POST', headers: auth, body: '{}' })).json() as { id: string; secret: string };
+    const rotated = await created200(fetch(`${url}/v1/keys/${key.id}/rotate`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-rotate' }, body: '{}' })) as { key: { secret: string } };
+    const hookRotated = await created200(fetch(`${url}/v1/webhooks/${hook.id}/rotate_secret`, { method: 'POST', headers: auth, body: '{}' })) as { id: string; secret: string };
+    const defaults = await created200(fetch(`${url}/v1/webhooks/default_secret/rotate`, { method: 'POST', headers: auth, body: '{}' })) as { id: string; secret: string };
     await fetch(`${url}/v1/webhooks/${hook.id}/test`, { method: 'POST', headers: auth, body: '{}' });
     await fetch(`${url}/v1/account`, { headers: { authorization: `Bearer ${key.secret}` } });
     await fetch(`${url}/v1/account`, { headers: { authorization: 'Bearer sb_test_notarealkeyatall' } });

@@ -31,7 +31,7 @@ describe('issue 23.6: one file per flow verb, one registry', () => {
   });
 
   test('the published schema and the validator list the registry, in its order', () => {
-    assert.deepEqual(VERB_NAMES, ['say', 'play', 'pause', 'gather', 'redirect', 'record', 'dial', 'transfer', 'agent', 'enqueue', 'dequeue', 'leave', 'conference', 'stream', 'hangup']);
+    assert.deepEqual(VERB_NAMES, ['say', 'play', 'pause', 'gather', 'redirect', 'record', 'dial', 'transfer', 'agent', 'enqueue', 'dequeue', 'leave', 'conference', 'monitor', 'stream', 'hangup']);
     assert.deepEqual(Object.keys(VERB_SCHEMAS), VERB_NAMES);
     const titles = (FlowSchema as unknown as { items: { anyOf: Array<{ title: string }> } }).items.anyOf.map((s) => s.title);
     assert.deepEqual(titles, VERB_NAMES);

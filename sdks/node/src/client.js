@@ -1017,6 +1017,17 @@ export class Switchboard {
   }
 
   /**
+   * A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+   *
+   * `GET /v1/workers/{id}/stats`
+   *
+   * Required scope: `calls:read`.
+   */
+  getWorkerStats(id, params = {}, options) {
+    return this.send({ method: 'GET', path: `/v1/workers/${encodeURIComponent(id)}/stats`, query: params }, options);
+  }
+
+  /**
    * A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
    *
    * `GET /v1/queues/{id}/stats`
@@ -1025,6 +1036,67 @@ export class Switchboard {
    */
   getQueueStats(id, params = {}, options) {
     return this.send({ method: 'GET', path: `/v1/queues/${encodeURIComponent(id)}/stats`, query: params }, options);
+  }
+
+  /**
+   * Call a supervisor and seat it beside the call's conversation (listen, whisper or barge)
+   *
+   * `POST /v1/calls/{id}/monitor`
+   *
+   * The call must be in progress and connected to another (a queue's caller and the call that took it: a routed worker, or a dequeue verb). Switchboard calls the supervisor (its call runs the monitor verb); call.monitor.started follows when it answers. The response is the monitor, dialing.
+   *
+   * Required scope: `calls:write`.
+   */
+  monitorCall(id, body, options) {
+    return this.send({ method: 'POST', path: `/v1/calls/${encodeURIComponent(id)}/monitor`, body }, options);
+  }
+
+  /**
+   * List the monitors of the call's conversations, newest first
+   *
+   * `GET /v1/calls/{id}/monitors`
+   *
+   * Required scope: `calls:read`.
+   */
+  listCallMonitors(id, params = {}, options) {
+    return new PagePromise((page) => this.send({ method: 'GET', path: `/v1/calls/${encodeURIComponent(id)}/monitors`, query: page }, options), params);
+  }
+
+  /**
+   * Fetch a monitor
+   *
+   * `GET /v1/calls/{id}/monitors/{monitor_id}`
+   *
+   * Required scope: `calls:read`.
+   */
+  getCallMonitor(id, monitorId, options) {
+    return this.send({ method: 'GET', path: `/v1/calls/${encodeURIComponent(id)}/monitors/${encodeURIComponent(monitorId)}` }, options);
+  }
+
+  /**
+   * Change a monitor's mode (listen, whisper, barge) from now
+   *
+   * `PATCH /v1/calls/{id}/monitors/{monitor_id}`
+   *
+   * call.monitor.updated follows. A supervisor still ringing takes its seat in the new mode.
+   *
+   * Required scope: `calls:write`.
+   */
+  updateCallMonitor(id, monitorId, body, options) {
+    return this.send({ method: 'PATCH', path: `/v1/calls/${encodeURIComponent(id)}/monitors/${encodeURIComponent(monitorId)}`, body }, options);
+  }
+
+  /**
+   * End a monitor: the supervisor leaves, the conversation goes on
+   *
+   * `DELETE /v1/calls/{id}/monitors/{monitor_id}`
+   *
+   * A seated supervisor's flow goes on with its next verb (a supervisor placed by POST .../monitor has none and hangs up); a ringing one is hung up. A monitor already ended is returned as it is.
+   *
+   * Required scope: `calls:write`.
+   */
+  endCallMonitor(id, monitorId, options) {
+    return this.send({ method: 'DELETE', path: `/v1/calls/${encodeURIComponent(id)}/monitors/${encodeURIComponent(monitorId)}` }, options);
   }
 
   /**

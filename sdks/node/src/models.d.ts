@@ -1038,7 +1038,7 @@ export interface CallFlowLogItem {
    * Position of the verb in the flow that ran it.
    */
   index: number;
-  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "agent" | "enqueue" | "dequeue" | "leave" | "conference" | "stream" | "hangup";
+  verb: "say" | "play" | "pause" | "gather" | "redirect" | "record" | "dial" | "transfer" | "agent" | "enqueue" | "dequeue" | "leave" | "conference" | "monitor" | "stream" | "hangup";
   /**
    * RFC 3339 UTC timestamp.
    */
@@ -1124,6 +1124,126 @@ export interface CallList {
    * Pass as starting_after to get the next page; null on the last page.
    */
   next_cursor: string | null;
+}
+
+export interface CallMonitor {
+  id: string;
+  object: "call_monitor";
+  /**
+   * The call the monitor was asked for (POST /v1/calls/{id}/monitor): the caller or the agent.
+   */
+  call_id: string;
+  /**
+   * The conversation's caller: the call that waited in a queue.
+   */
+  caller_call_id: string;
+  /**
+   * The conversation's agent: the call that took the caller out of the queue (a routed worker's call, or a dequeue verb's). A whisper reaches it only.
+   */
+  agent_call_id: string;
+  /**
+   * The supervisor's call (GET /v1/calls/{id}); hanging it up ends the monitor only.
+   */
+  supervisor_call_id: string;
+  /**
+   * The worker who supervises, when named by worker_id.
+   */
+  worker_id: string | null;
+  /**
+   * listen: the supervisor hears both parties and nobody hears it; whisper: only the agent hears it (coaching); barge: both parties hear it.
+   */
+  mode: "listen" | "whisper" | "barge";
+  /**
+   * dialing: the supervisor's phone rings; active: it is seated beside the conversation; ended.
+   */
+  status: "dialing" | "active" | "ended";
+  /**
+   * api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor never answered; call_ended: the conversation ended; flow_updated: the supervisor's call was given a new flow (POST /v1/calls/{id}/flow).
+   */
+  end_reason: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  created_at: string;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  started_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  ended_at: string | null;
+  /**
+   * RFC 3339 UTC timestamp.
+   */
+  updated_at: string;
+}
+
+export interface CallMonitorEndedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.monitor.ended";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallMonitorEndedEventData;
+}
+
+export interface CallMonitorEndedEventData {
+  object: CallMonitor;
+}
+
+export interface CallMonitorList {
+  object: "list";
+  data: Array<CallMonitor>;
+  has_more: boolean;
+  /**
+   * Pass as starting_after to get the next page; null on the last page.
+   */
+  next_cursor: string | null;
+}
+
+export interface CallMonitorStartedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.monitor.started";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallMonitorStartedEventData;
+}
+
+export interface CallMonitorStartedEventData {
+  object: CallMonitor;
+}
+
+export interface CallMonitorUpdatedEvent {
+  /**
+   * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+   */
+  id: string;
+  type: "call.monitor.updated";
+  created_at: string;
+  mode: "sandbox" | "live";
+  /**
+   * Per-resource order of events: 1, 2, 3, ...
+   */
+  sequence: number;
+  data: CallMonitorUpdatedEventData;
+}
+
+export interface CallMonitorUpdatedEventData {
+  object: CallMonitor;
 }
 
 export interface CallNoAnswerEvent {
@@ -2855,6 +2975,25 @@ export interface MessageUndeliveredEventData {
   object: Message;
 }
 
+export interface MonitorCallRequest {
+  /**
+   * Who supervises: a phone number, or a worker.
+   */
+  supervisor: unknown;
+  /**
+   * listen (default), whisper or barge; PATCH .../monitors/{monitor_id} changes it.
+   */
+  mode?: "listen" | "whisper" | "barge";
+  /**
+   * Record the supervisor's call (what it heard, and said).
+   */
+  record?: boolean;
+  /**
+   * Where the supervisor's call's own events go.
+   */
+  webhook_url?: string;
+}
+
 export interface Number {
   id: string;
   object: "number";
@@ -4302,6 +4441,13 @@ export interface UpdateCallFlowRequest {
   url?: string;
 }
 
+export interface UpdateCallMonitorRequest {
+  /**
+   * The new mode, from now.
+   */
+  mode: "listen" | "whisper" | "barge";
+}
+
 /**
  * The fields to change; those left out stay as they are (an empty body changes nothing).
  */
@@ -5060,6 +5206,40 @@ export interface WorkerRegistration {
   user_agent: string | null;
 }
 
+export interface WorkerStats {
+  object: "worker_stats";
+  worker_id: string;
+  window_minutes: number;
+  /**
+   * The worker's status now.
+   */
+  status: "available" | "busy" | "wrap_up" | "offline";
+  /**
+   * Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).
+   */
+  calls_handled: number;
+  /**
+   * Offers the worker let ring out, was busy for or failed, in the window.
+   */
+  calls_missed: number;
+  /**
+   * Time busy on calls in the window.
+   */
+  talk_seconds: number;
+  /**
+   * Time in wrap_up in the window.
+   */
+  wrap_up_seconds: number;
+  /**
+   * Time available in the window (ringing offers included).
+   */
+  idle_seconds: number;
+  /**
+   * (talk + wrap-up) / (talk + wrap-up + idle): the share of the worker's working time spent on calls; 0 when it had none. Offline time is not working time.
+   */
+  occupancy: number;
+}
+
 export interface WorkerStatusChangedEvent {
   /**
    * Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
@@ -5080,4 +5260,4 @@ export interface WorkerStatusChangedEventData {
 }
 
 /** Every event type the server sends. */
-export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.no_answer" | "call.queue.joined" | "call.queue.left" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.processing" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.stream.failed" | "call.stream.started" | "call.stream.stopped" | "call.transfer_failed" | "call.transfer_started" | "call.transferred" | "conference.ended" | "conference.participant.joined" | "conference.participant.left" | "conference.participant.updated" | "conference.started" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test" | "worker.connected" | "worker.missed" | "worker.offered" | "worker.status_changed";
+export type EventType = "ai.agent.created" | "ai.agent.deleted" | "ai.agent.updated" | "ai.conversation.completed" | "ai.conversation.scored" | "ai.conversation.started" | "ai.knowledge.failed" | "ai.knowledge.ready" | "call.answered" | "call.busy" | "call.canceled" | "call.completed" | "call.dial.completed" | "call.dtmf.sent" | "call.failed" | "call.flow.failed" | "call.gather.completed" | "call.inbound" | "call.monitor.ended" | "call.monitor.started" | "call.monitor.updated" | "call.no_answer" | "call.queue.joined" | "call.queue.left" | "call.queued" | "call.recording.deleted" | "call.recording.failed" | "call.recording.paused" | "call.recording.processing" | "call.recording.ready" | "call.recording.redacted" | "call.recording.resumed" | "call.recording.started" | "call.recording.stopped" | "call.ringing" | "call.stream.failed" | "call.stream.started" | "call.stream.stopped" | "call.transfer_failed" | "call.transfer_started" | "call.transferred" | "conference.ended" | "conference.participant.joined" | "conference.participant.left" | "conference.participant.updated" | "conference.started" | "message.canceled" | "message.delivered" | "message.failed" | "message.queued" | "message.read" | "message.received" | "message.sending" | "message.sent" | "message.undelivered" | "number.port.canceled" | "number.port.completed" | "number.port.exception" | "number.port.foc_scheduled" | "number.port.rejected" | "number.port.submitted" | "number.ported" | "number.provisioned" | "number.released" | "number.updated" | "webhook.test" | "worker.connected" | "worker.missed" | "worker.offered" | "worker.status_changed";

@@ -835,6 +835,15 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/workers/{_path(id)}/sip_credentials", None, None, ("model", "SipCredentials"), request_options)
 
+    def get_worker_stats(self, id: str, *, window_minutes: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> WorkerStats:
+        """A worker's statistics: calls handled and missed, talk, wrap-up and idle time, occupancy
+
+        ``GET /v1/workers/{id}/stats``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/workers/{_path(id)}/stats", {"window_minutes": window_minutes}, None, ("model", "WorkerStats"), request_options)
+
     def get_queue_stats(self, id: str, *, window_minutes: Union[int, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> QueueStats:
         """A queue's live statistics: waits, answered and abandoned callers, service level, workers by status
 
@@ -843,6 +852,57 @@ class Switchboard(BaseClient):
         Required scope: `calls:read`.
         """
         return self._request("GET", f"/v1/queues/{_path(id)}/stats", {"window_minutes": window_minutes}, None, ("model", "QueueStats"), request_options)
+
+    def monitor_call(self, id: str, *, supervisor: Any, mode: Union[Literal["listen", "whisper", "barge"], NotGiven] = NOT_GIVEN, record: Union[bool, NotGiven] = NOT_GIVEN, webhook_url: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> CallMonitor:
+        """Call a supervisor and seat it beside the call's conversation (listen, whisper or barge)
+
+        ``POST /v1/calls/{id}/monitor``
+
+        The call must be in progress and connected to another (a queue's caller and the call that took it: a routed worker, or a dequeue verb). Switchboard calls the supervisor (its call runs the monitor verb); call.monitor.started follows when it answers. The response is the monitor, dialing.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("POST", f"/v1/calls/{_path(id)}/monitor", None, {"supervisor": supervisor, "mode": mode, "record": record, "webhook_url": webhook_url}, ("model", "CallMonitor"), request_options)
+
+    def list_call_monitors(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[CallMonitor]:
+        """List the monitors of the call's conversations, newest first
+
+        ``GET /v1/calls/{id}/monitors``
+
+        Required scope: `calls:read`.
+        """
+        return self._page("GET", f"/v1/calls/{_path(id)}/monitors", {"limit": limit, "starting_after": starting_after}, ("model", "CallMonitor"), request_options)
+
+    def get_call_monitor(self, id: str, monitor_id: str, *, request_options: Optional[RequestOptions] = None) -> CallMonitor:
+        """Fetch a monitor
+
+        ``GET /v1/calls/{id}/monitors/{monitor_id}``
+
+        Required scope: `calls:read`.
+        """
+        return self._request("GET", f"/v1/calls/{_path(id)}/monitors/{_path(monitor_id)}", None, None, ("model", "CallMonitor"), request_options)
+
+    def update_call_monitor(self, id: str, monitor_id: str, *, mode: Literal["listen", "whisper", "barge"], request_options: Optional[RequestOptions] = None) -> CallMonitor:
+        """Change a monitor's mode (listen, whisper, barge) from now
+
+        ``PATCH /v1/calls/{id}/monitors/{monitor_id}``
+
+        call.monitor.updated follows. A supervisor still ringing takes its seat in the new mode.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("PATCH", f"/v1/calls/{_path(id)}/monitors/{_path(monitor_id)}", None, {"mode": mode}, ("model", "CallMonitor"), request_options)
+
+    def end_call_monitor(self, id: str, monitor_id: str, *, request_options: Optional[RequestOptions] = None) -> CallMonitor:
+        """End a monitor: the supervisor leaves, the conversation goes on
+
+        ``DELETE /v1/calls/{id}/monitors/{monitor_id}``
+
+        A seated supervisor's flow goes on with its next verb (a supervisor placed by POST .../monitor has none and hangs up); a ringing one is hung up. A monitor already ended is returned as it is.
+
+        Required scope: `calls:write`.
+        """
+        return self._request("DELETE", f"/v1/calls/{_path(id)}/monitors/{_path(monitor_id)}", None, None, ("model", "CallMonitor"), request_options)
 
     def list_call_streams(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[Stream]:
         """List the media streams of a call, newest first

@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple
 
 from ._model import Model, register_models
 
-__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiAnalytics", "AiAnalyticsBucket", "AiAnalyticsGroup", "AiAnalyticsQuestionsScanned", "AiAnalyticsTotals", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "AnnounceToConferenceRequest", "AnnounceToConferenceRequestSay", "ApiKey", "ApiKeyList", "AttemptLatency", "AvailableNumber", "AvailableNumberList", "Call", "CallAnalytics", "CallAnalyticsBucket", "CallAnalyticsGroup", "CallAnalyticsTotals", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDequeue", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueue", "CallQueuedEvent", "CallQueuedEventData", "CallQueueJoinedEvent", "CallQueueJoinedEventData", "CallQueueLeftEvent", "CallQueueLeftEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingProcessingEvent", "CallRecordingProcessingEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallStreamFailedEvent", "CallStreamFailedEventData", "CallStreamStartedEvent", "CallStreamStartedEventData", "CallStreamStoppedEvent", "CallStreamStoppedEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "CallTransferStartedEvent", "CallTransferStartedEventData", "Conference", "ConferenceEndedEvent", "ConferenceEndedEventData", "ConferenceList", "ConferenceParticipant", "ConferenceParticipantJoinedEvent", "ConferenceParticipantJoinedEventData", "ConferenceParticipantLeftEvent", "ConferenceParticipantLeftEventData", "ConferenceParticipantList", "ConferenceParticipantUpdatedEvent", "ConferenceParticipantUpdatedEventData", "ConferenceStartedEvent", "ConferenceStartedEventData", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateQueueRequest", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "CreateWorkerRequest", "DeletedQueue", "DeletedWorker", "DeleteWebhookResponse", "DeliveryTimes", "DialConferenceParticipantRequest", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageAnalytics", "MessageAnalyticsBucket", "MessageAnalyticsGroup", "MessageAnalyticsTotals", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PostDialDelay", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Queue", "QueueAnalytics", "QueueAnalyticsBucket", "QueueAnalyticsGroup", "QueueAnalyticsTotals", "QueueList", "QueueMember", "QueueMemberList", "QueueRouting", "QueueStats", "QueueStatsWorkers", "QueueWaits", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SipCredentials", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "StartCallStreamRequest", "Stream", "StreamList", "TransferCallRequest", "UnansweredQuestion", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateConferenceParticipantRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateQueueRequest", "UpdateWebhookRequest", "UpdateWorkerRequest", "Usage", "UsageCallMinutes", "UsageChannel", "UsageRecord", "UsageRecordCalls", "UsageRecordMessages", "UsageRecordRecordings", "UsageTotals", "UsageTotalsCalls", "UsageTotalsMessages", "UsageTotalsRecordings", "WebhookAnalytics", "WebhookAnalyticsBucket", "WebhookAnalyticsGroup", "WebhookAnalyticsTotals", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData", "Worker", "WorkerConnectedEvent", "WorkerConnectedEventData", "WorkerList", "WorkerMissedEvent", "WorkerMissedEventData", "WorkerOffer", "WorkerOfferedEvent", "WorkerOfferedEventData", "WorkerRegistration", "WorkerStatusChangedEvent", "WorkerStatusChangedEventData"]
+__all__ = ["Account", "AccountLimits", "Agent", "AgentBusinessHours", "AgentKnowledge", "AgentList", "AiAgentCreatedEvent", "AiAgentCreatedEventData", "AiAgentDeletedEvent", "AiAgentDeletedEventData", "AiAgentUpdatedEvent", "AiAgentUpdatedEventData", "AiAnalytics", "AiAnalyticsBucket", "AiAnalyticsGroup", "AiAnalyticsQuestionsScanned", "AiAnalyticsTotals", "AiConversationCompletedEvent", "AiConversationCompletedEventData", "AiConversationScoredEvent", "AiConversationScoredEventData", "AiConversationStartedEvent", "AiConversationStartedEventData", "AiKnowledgeFailedEvent", "AiKnowledgeFailedEventData", "AiKnowledgeReadyEvent", "AiKnowledgeReadyEventData", "AnnounceToConferenceRequest", "AnnounceToConferenceRequestSay", "ApiKey", "ApiKeyList", "AttemptLatency", "AvailableNumber", "AvailableNumberList", "Call", "CallAnalytics", "CallAnalyticsBucket", "CallAnalyticsGroup", "CallAnalyticsTotals", "CallAnsweredEvent", "CallAnsweredEventData", "CallBusyEvent", "CallBusyEventData", "CallCanceledEvent", "CallCanceledEventData", "CallCompletedEvent", "CallCompletedEventData", "CallDequeue", "CallDial", "CallDialCompletedEvent", "CallDialCompletedEventData", "CallDtmf", "CallDtmfSentEvent", "CallDtmfSentEventData", "CallFailedEvent", "CallFailedEventData", "CallFlow", "CallFlowFailedEvent", "CallFlowFailedEventData", "CallFlowFailure", "CallFlowLogItem", "CallGather", "CallGatherCompletedEvent", "CallGatherCompletedEventData", "CallInboundEvent", "CallInboundEventData", "CallList", "CallMonitor", "CallMonitorEndedEvent", "CallMonitorEndedEventData", "CallMonitorList", "CallMonitorStartedEvent", "CallMonitorStartedEventData", "CallMonitorUpdatedEvent", "CallMonitorUpdatedEventData", "CallNoAnswerEvent", "CallNoAnswerEventData", "CallQueue", "CallQueuedEvent", "CallQueuedEventData", "CallQueueJoinedEvent", "CallQueueJoinedEventData", "CallQueueLeftEvent", "CallQueueLeftEventData", "CallRecordingDeletedEvent", "CallRecordingDeletedEventData", "CallRecordingFailedEvent", "CallRecordingFailedEventData", "CallRecordingPausedEvent", "CallRecordingPausedEventData", "CallRecordingProcessingEvent", "CallRecordingProcessingEventData", "CallRecordingReadyEvent", "CallRecordingReadyEventData", "CallRecordingRedactedEvent", "CallRecordingRedactedEventData", "CallRecordingResumedEvent", "CallRecordingResumedEventData", "CallRecordingStartedEvent", "CallRecordingStartedEventData", "CallRecordingStoppedEvent", "CallRecordingStoppedEventData", "CallRingingEvent", "CallRingingEventData", "CallStreamFailedEvent", "CallStreamFailedEventData", "CallStreamStartedEvent", "CallStreamStartedEventData", "CallStreamStoppedEvent", "CallStreamStoppedEventData", "CallTransferFailedEvent", "CallTransferFailedEventData", "CallTransferredEvent", "CallTransferredEventData", "CallTransfersItem", "CallTransferStartedEvent", "CallTransferStartedEventData", "Conference", "ConferenceEndedEvent", "ConferenceEndedEventData", "ConferenceList", "ConferenceParticipant", "ConferenceParticipantJoinedEvent", "ConferenceParticipantJoinedEventData", "ConferenceParticipantLeftEvent", "ConferenceParticipantLeftEventData", "ConferenceParticipantList", "ConferenceParticipantUpdatedEvent", "ConferenceParticipantUpdatedEventData", "ConferenceStartedEvent", "ConferenceStartedEventData", "Conversation", "ConversationFallbacksItem", "ConversationList", "ConversationScore", "ConversationScoreParts", "ConversationScorePartsAnsweredFromKnowledge", "ConversationScorePartsCallerSentiment", "ConversationScorePartsResolution", "ConversationScorePartsTurnsToResolution", "ConversationTranscriptItem", "CreateAgentRequest", "CreateAgentRequestBusinessHours", "CreateCallRequest", "CreateKeyRequest", "CreateKeyResponse", "CreatePortRequest", "CreatePortRequestServiceAddress", "CreateQueueRequest", "CreateWebhookListenSessionRequest", "CreateWebhookRequest", "CreateWebhookResponse", "CreateWorkerRequest", "DeletedQueue", "DeletedWorker", "DeleteWebhookResponse", "DeliveryTimes", "DialConferenceParticipantRequest", "Event", "EventData", "EventList", "Failure", "GetAccountResponse", "GetAccountResponseLimits", "GetAccountResponseUsage", "GetWebhookDefaultSecretResponse", "KnowledgeDocument", "KnowledgeDocumentList", "Message", "MessageAnalytics", "MessageAnalyticsBucket", "MessageAnalyticsGroup", "MessageAnalyticsTotals", "MessageCanceledEvent", "MessageCanceledEventData", "MessageDeliveredEvent", "MessageDeliveredEventData", "MessageFailedEvent", "MessageFailedEventData", "MessageList", "MessageQueuedEvent", "MessageQueuedEventData", "MessageReadEvent", "MessageReadEventData", "MessageReceivedEvent", "MessageReceivedEventData", "MessageSendingEvent", "MessageSendingEventData", "MessageSentEvent", "MessageSentEventData", "MessageTemplate", "MessageUndeliveredEvent", "MessageUndeliveredEventData", "MonitorCallRequest", "Number", "NumberList", "NumberPortCanceledEvent", "NumberPortCanceledEventData", "NumberPortCompletedEvent", "NumberPortCompletedEventData", "NumberPortedEvent", "NumberPortedEventData", "NumberPortExceptionEvent", "NumberPortExceptionEventData", "NumberPortFocScheduledEvent", "NumberPortFocScheduledEventData", "NumberPortRejectedEvent", "NumberPortRejectedEventData", "NumberPortSubmittedEvent", "NumberPortSubmittedEventData", "NumberProvisionedEvent", "NumberProvisionedEventData", "NumberReleasedEvent", "NumberReleasedEventData", "NumberUpdatedEvent", "NumberUpdatedEventData", "Port", "PortException", "PortList", "PortPhoneNumbersItem", "PortPhoneNumbersItemTemporaryNumber", "PortServiceAddress", "PostDialDelay", "PressKeysOnSandboxCallRequest", "Problem", "ProblemErrorsItem", "ProvisionNumberRequest", "PushKnowledgeRequest", "PushKnowledgeRequestDocumentsItem", "PushKnowledgeResponse", "Queue", "QueueAnalytics", "QueueAnalyticsBucket", "QueueAnalyticsGroup", "QueueAnalyticsTotals", "QueueList", "QueueMember", "QueueMemberList", "QueueRouting", "QueueStats", "QueueStatsWorkers", "QueueWaits", "Recording", "RecordingList", "RecordingRedactionsItem", "RecordingTranscript", "RecordingTranscriptSegmentsItem", "RecordingTranscriptSegmentsItemWordsItem", "RedactRecordingRequest", "ReplayWebhookDeliveriesRequest", "ReplayWebhookDeliveriesResponse", "ReportWebhookListenResultRequest", "ReportWebhookListenResultResponse", "RotateKeyRequest", "RotateKeyResponse", "RotateKeyResponseKey", "RotateWebhookDefaultSecretRequest", "RotateWebhookDefaultSecretResponse", "RotateWebhookSecretRequest", "RotateWebhookSecretResponse", "SandboxClock", "SendCallDtmfRequest", "SendMessageRequest", "SendMessageRequestTemplate", "SendSmsFromNumberRequest", "SimulateInboundCallRequest", "SimulateInboundMessageRequest", "SipCredentials", "SpeakOnSandboxCallRequest", "StartCallRecordingRequest", "StartCallStreamRequest", "Stream", "StreamList", "TransferCallRequest", "UnansweredQuestion", "UpdateAgentRequest", "UpdateAgentRequestBusinessHours", "UpdateCallFlowRequest", "UpdateCallMonitorRequest", "UpdateConferenceParticipantRequest", "UpdateKeyRequest", "UpdateNumberRequest", "UpdatePortRequest", "UpdatePortRequestServiceAddress", "UpdateQueueRequest", "UpdateWebhookRequest", "UpdateWorkerRequest", "Usage", "UsageCallMinutes", "UsageChannel", "UsageRecord", "UsageRecordCalls", "UsageRecordMessages", "UsageRecordRecordings", "UsageTotals", "UsageTotalsCalls", "UsageTotalsMessages", "UsageTotalsRecordings", "WebhookAnalytics", "WebhookAnalyticsBucket", "WebhookAnalyticsGroup", "WebhookAnalyticsTotals", "WebhookDelivery", "WebhookDeliveryAttemptsItem", "WebhookDeliveryList", "WebhookEndpoint", "WebhookEndpointList", "WebhookListenSession", "WebhookTest", "WebhookTestEvent", "WebhookTestEventData", "Worker", "WorkerConnectedEvent", "WorkerConnectedEventData", "WorkerList", "WorkerMissedEvent", "WorkerMissedEventData", "WorkerOffer", "WorkerOfferedEvent", "WorkerOfferedEventData", "WorkerRegistration", "WorkerStats", "WorkerStatusChangedEvent", "WorkerStatusChangedEventData"]
 
 @dataclass
 class Account(Model):
@@ -1071,7 +1071,7 @@ class CallFlowFailure(Model):
 @dataclass
 class CallFlowLogItem(Model):
     index: int  # Position of the verb in the flow that ran it.
-    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "agent", "enqueue", "dequeue", "leave", "conference", "stream", "hangup"]
+    verb: Literal["say", "play", "pause", "gather", "redirect", "record", "dial", "transfer", "agent", "enqueue", "dequeue", "leave", "conference", "monitor", "stream", "hangup"]
     started_at: str  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.
     result: Optional[Dict[str, Any]]  # say, pause: `{reason: finished | interrupted | hangup}`; gather: `{digits, speech, confidence, reaso
@@ -1174,6 +1174,140 @@ class CallList(Model):
         ("data", "data", ("list", ("model", "Call"))),
         ("has_more", "has_more", None),
         ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class CallMonitor(Model):
+    id: str
+    object: Literal["call_monitor"]
+    call_id: str  # The call the monitor was asked for (POST /v1/calls/{id}/monitor): the caller or the agent.
+    caller_call_id: str  # The conversation's caller: the call that waited in a queue.
+    agent_call_id: str  # The conversation's agent: the call that took the caller out of the queue (a routed worker's call, or
+    supervisor_call_id: str  # The supervisor's call (GET /v1/calls/{id}); hanging it up ends the monitor only.
+    worker_id: Optional[str]  # The worker who supervises, when named by worker_id.
+    mode: Literal["listen", "whisper", "barge"]  # listen: the supervisor hears both parties and nobody hears it; whisper: only the agent hears it (coa
+    status: Literal["dialing", "active", "ended"]  # dialing: the supervisor's phone rings; active: it is seated beside the conversation; ended.
+    end_reason: Optional[str]  # api: DELETE .../monitors/{id}; supervisor_hangup: the supervisor hung up; unanswered: the supervisor
+    created_at: str  # RFC 3339 UTC timestamp.
+    started_at: Optional[str]  # RFC 3339 UTC timestamp.
+    ended_at: Optional[str]  # RFC 3339 UTC timestamp.
+    updated_at: str  # RFC 3339 UTC timestamp.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("object", "object", None),
+        ("call_id", "call_id", None),
+        ("caller_call_id", "caller_call_id", None),
+        ("agent_call_id", "agent_call_id", None),
+        ("supervisor_call_id", "supervisor_call_id", None),
+        ("worker_id", "worker_id", None),
+        ("mode", "mode", None),
+        ("status", "status", None),
+        ("end_reason", "end_reason", None),
+        ("created_at", "created_at", None),
+        ("started_at", "started_at", None),
+        ("ended_at", "ended_at", None),
+        ("updated_at", "updated_at", None),
+    )
+
+
+@dataclass
+class CallMonitorEndedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.monitor.ended"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallMonitorEndedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallMonitorEndedEventData")),
+    )
+
+
+@dataclass
+class CallMonitorEndedEventData(Model):
+    object: "CallMonitor"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallMonitor")),
+    )
+
+
+@dataclass
+class CallMonitorList(Model):
+    object: Literal["list"]
+    data: List["CallMonitor"]
+    has_more: bool
+    next_cursor: Optional[str]  # Pass as starting_after to get the next page; null on the last page.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("data", "data", ("list", ("model", "CallMonitor"))),
+        ("has_more", "has_more", None),
+        ("next_cursor", "next_cursor", None),
+    )
+
+
+@dataclass
+class CallMonitorStartedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.monitor.started"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallMonitorStartedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallMonitorStartedEventData")),
+    )
+
+
+@dataclass
+class CallMonitorStartedEventData(Model):
+    object: "CallMonitor"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallMonitor")),
+    )
+
+
+@dataclass
+class CallMonitorUpdatedEvent(Model):
+    id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
+    type: Literal["call.monitor.updated"]
+    created_at: str
+    mode: Literal["sandbox", "live"]
+    sequence: int  # Per-resource order of events: 1, 2, 3, ...
+    data: "CallMonitorUpdatedEventData"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("id", "id", None),
+        ("type", "type", None),
+        ("created_at", "created_at", None),
+        ("mode", "mode", None),
+        ("sequence", "sequence", None),
+        ("data", "data", ("model", "CallMonitorUpdatedEventData")),
+    )
+
+
+@dataclass
+class CallMonitorUpdatedEventData(Model):
+    object: "CallMonitor"
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", ("model", "CallMonitor")),
     )
 
 
@@ -3154,6 +3288,21 @@ class MessageUndeliveredEventData(Model):
 
 
 @dataclass
+class MonitorCallRequest(Model):
+    supervisor: Any  # Who supervises: a phone number, or a worker.
+    mode: Optional[Literal["listen", "whisper", "barge"]] = None  # listen (default), whisper or barge; PATCH .../monitors/{monitor_id} changes it.
+    record: Optional[bool] = None  # Record the supervisor's call (what it heard, and said).
+    webhook_url: Optional[str] = None  # Where the supervisor's call's own events go.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("supervisor", "supervisor", None),
+        ("mode", "mode", None),
+        ("record", "record", None),
+        ("webhook_url", "webhook_url", None),
+    )
+
+
+@dataclass
 class Number(Model):
     id: str
     object: Literal["number"]
@@ -4632,6 +4781,15 @@ class UpdateCallFlowRequest(Model):
 
 
 @dataclass
+class UpdateCallMonitorRequest(Model):
+    mode: Literal["listen", "whisper", "barge"]  # The new mode, from now.
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("mode", "mode", None),
+    )
+
+
+@dataclass
 class UpdateConferenceParticipantRequest(Model):
     """The fields to change; those left out stay as they are (an empty body changes nothing)."""
     muted: Optional[bool] = None
@@ -5403,6 +5561,33 @@ class WorkerRegistration(Model):
 
 
 @dataclass
+class WorkerStats(Model):
+    object: Literal["worker_stats"]
+    worker_id: str
+    window_minutes: int
+    status: Literal["available", "busy", "wrap_up", "offline"]  # The worker's status now.
+    calls_handled: int  # Callers the worker was connected to in the window (an offer answered after its caller hung up is not
+    calls_missed: int  # Offers the worker let ring out, was busy for or failed, in the window.
+    talk_seconds: int  # Time busy on calls in the window.
+    wrap_up_seconds: int  # Time in wrap_up in the window.
+    idle_seconds: int  # Time available in the window (ringing offers included).
+    occupancy: float  # (talk + wrap-up) / (talk + wrap-up + idle): the share of the worker's working time spent on calls; 0
+
+    _fields: ClassVar[Tuple[Tuple[str, str, Any], ...]] = (
+        ("object", "object", None),
+        ("worker_id", "worker_id", None),
+        ("window_minutes", "window_minutes", None),
+        ("status", "status", None),
+        ("calls_handled", "calls_handled", None),
+        ("calls_missed", "calls_missed", None),
+        ("talk_seconds", "talk_seconds", None),
+        ("wrap_up_seconds", "wrap_up_seconds", None),
+        ("idle_seconds", "idle_seconds", None),
+        ("occupancy", "occupancy", None),
+    )
+
+
+@dataclass
 class WorkerStatusChangedEvent(Model):
     id: str  # Stable event id (evt_...): de-duplicate on it, deliveries are at least once.
     type: Literal["worker.status_changed"]
@@ -5430,7 +5615,7 @@ class WorkerStatusChangedEventData(Model):
     )
 
 
-EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.no_answer", "call.queue.joined", "call.queue.left", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.processing", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.stream.failed", "call.stream.started", "call.stream.stopped", "call.transfer_failed", "call.transfer_started", "call.transferred", "conference.ended", "conference.participant.joined", "conference.participant.left", "conference.participant.updated", "conference.started", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test", "worker.connected", "worker.missed", "worker.offered", "worker.status_changed"]
+EventType = Literal["ai.agent.created", "ai.agent.deleted", "ai.agent.updated", "ai.conversation.completed", "ai.conversation.scored", "ai.conversation.started", "ai.knowledge.failed", "ai.knowledge.ready", "call.answered", "call.busy", "call.canceled", "call.completed", "call.dial.completed", "call.dtmf.sent", "call.failed", "call.flow.failed", "call.gather.completed", "call.inbound", "call.monitor.ended", "call.monitor.started", "call.monitor.updated", "call.no_answer", "call.queue.joined", "call.queue.left", "call.queued", "call.recording.deleted", "call.recording.failed", "call.recording.paused", "call.recording.processing", "call.recording.ready", "call.recording.redacted", "call.recording.resumed", "call.recording.started", "call.recording.stopped", "call.ringing", "call.stream.failed", "call.stream.started", "call.stream.stopped", "call.transfer_failed", "call.transfer_started", "call.transferred", "conference.ended", "conference.participant.joined", "conference.participant.left", "conference.participant.updated", "conference.started", "message.canceled", "message.delivered", "message.failed", "message.queued", "message.read", "message.received", "message.sending", "message.sent", "message.undelivered", "number.port.canceled", "number.port.completed", "number.port.exception", "number.port.foc_scheduled", "number.port.rejected", "number.port.submitted", "number.ported", "number.provisioned", "number.released", "number.updated", "webhook.test", "worker.connected", "worker.missed", "worker.offered", "worker.status_changed"]
 """Every event type the server sends."""
 
 register_models({
@@ -5501,6 +5686,14 @@ register_models({
     "CallInboundEvent": CallInboundEvent,
     "CallInboundEventData": CallInboundEventData,
     "CallList": CallList,
+    "CallMonitor": CallMonitor,
+    "CallMonitorEndedEvent": CallMonitorEndedEvent,
+    "CallMonitorEndedEventData": CallMonitorEndedEventData,
+    "CallMonitorList": CallMonitorList,
+    "CallMonitorStartedEvent": CallMonitorStartedEvent,
+    "CallMonitorStartedEventData": CallMonitorStartedEventData,
+    "CallMonitorUpdatedEvent": CallMonitorUpdatedEvent,
+    "CallMonitorUpdatedEventData": CallMonitorUpdatedEventData,
     "CallNoAnswerEvent": CallNoAnswerEvent,
     "CallNoAnswerEventData": CallNoAnswerEventData,
     "CallQueue": CallQueue,
@@ -5619,6 +5812,7 @@ register_models({
     "MessageTemplate": MessageTemplate,
     "MessageUndeliveredEvent": MessageUndeliveredEvent,
     "MessageUndeliveredEventData": MessageUndeliveredEventData,
+    "MonitorCallRequest": MonitorCallRequest,
     "Number": Number,
     "NumberList": NumberList,
     "NumberPortCanceledEvent": NumberPortCanceledEvent,
@@ -5703,6 +5897,7 @@ register_models({
     "UpdateAgentRequest": UpdateAgentRequest,
     "UpdateAgentRequestBusinessHours": UpdateAgentRequestBusinessHours,
     "UpdateCallFlowRequest": UpdateCallFlowRequest,
+    "UpdateCallMonitorRequest": UpdateCallMonitorRequest,
     "UpdateConferenceParticipantRequest": UpdateConferenceParticipantRequest,
     "UpdateKeyRequest": UpdateKeyRequest,
     "UpdateNumberRequest": UpdateNumberRequest,
@@ -5745,6 +5940,7 @@ register_models({
     "WorkerOfferedEvent": WorkerOfferedEvent,
     "WorkerOfferedEventData": WorkerOfferedEventData,
     "WorkerRegistration": WorkerRegistration,
+    "WorkerStats": WorkerStats,
     "WorkerStatusChangedEvent": WorkerStatusChangedEvent,
     "WorkerStatusChangedEventData": WorkerStatusChangedEventData,
 })

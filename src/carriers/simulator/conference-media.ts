@@ -7,7 +7,7 @@ import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
-import type { ConferenceMix } from '../../telephony/conference.ts';
+import { connectionMixId, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
 import type { PromptOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import type { CallChannel, TranscriptSegment } from '../../telephony/transcript.ts';
 import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
@@ -36,6 +36,9 @@ export interface ConferenceStay {
 }
 
 const round3 = (s: number) => Math.round(s * 1000) / 1000;
+
+/** A seat heard by everyone and hearing everyone, with no beep (a connection's two calls). */
+const plainSeat = (callId: string): ConferenceSeat => ({ callId, muted: false, hold: false, coachOf: null, beep: false });
 
 export class SimulatedConferenceMedia implements ConferenceMedia {
   constructor(private readonly platform: Platform, private readonly sinks: () => RecordingSinks) {
@@ -119,6 +122,38 @@ export class SimulatedConferenceMedia implements ConferenceMedia {
       conferenceAt = now;
     });
     return { conferenceId, talkAt, conferenceAt };
+  }
+
+  /**
+   * `call` starts a connect operation to `peerCallId` at `talkAt`: the two are the seats of the
+   * connection's mix (telephony/conference.ts connectionMixId), each hearing the other, until a
+   * monitor's mix (mixChanged) seats a supervisor beside them. Returns the call's stay there.
+   */
+  async connected(trx: Trx, call: CallRef, peerCallId: string, talkAt: number): Promise<ConferenceStay> {
+    const conferenceId = connectionMixId(call.id, peerCallId);
+    let conferenceAt = 0;
+    await this.change(trx, { conferenceId, accountId: call.account_id, mode: call.mode }, (state, now) => {
+      state.waits[call.id] = null;
+      conferenceAt = now;
+      const last = state.epochs.at(-1);
+      if (last?.status === 'in_progress' && last.seats.some((s) => s.callId === call.id)) return;
+      const others = (last?.status === 'in_progress' ? last.seats : []).filter((s) => s.callId !== call.id && s.callId !== peerCallId);
+      const seats = [...others, plainSeat(call.id), plainSeat(peerCallId)];
+      if (last?.at === now) state.epochs.pop();
+      state.epochs.push({ at: now, status: 'in_progress', seats });
+    });
+    return { conferenceId, talkAt, conferenceAt };
+  }
+
+  /** `call`'s connect operation ended: it is no longer heard nor hears on the connection's mix. */
+  async disconnected(trx: Trx, call: CallRef, stay: ConferenceStay): Promise<void> {
+    await this.change(trx, { conferenceId: stay.conferenceId, accountId: call.account_id, mode: call.mode }, (state, now) => {
+      const last = state.epochs.at(-1);
+      if (!last || last.status !== 'in_progress' || !last.seats.some((s) => s.callId === call.id)) return;
+      const seats = last.seats.filter((s) => s.callId !== call.id);
+      if (last.at === now) state.epochs.pop();
+      state.epochs.push({ at: now, status: 'in_progress', seats });
+    });
   }
 
   /** A participant said `segment` (in its talk seconds, during `stay`): the conference hears it as the rule says. */

@@ -126,10 +126,11 @@ export class SimulatedMediaPort implements MediaPort {
       return;
     }
     if (op.kind === 'connect') {
-      // Two sandbox calls connected hear nothing of each other (their simulated parties follow
-      // their own scripts); the connection lasts until one ends (its owner interrupts the
-      // other's) or the time limit.
-      await this.states.write(trx, call.id, { ...state, op: { id: opId, kind: op.kind } });
+      // Two sandbox calls connected hear each other's far ends: a mix of two seats (a monitor
+      // seats a supervisor in it too, conference-media.ts). The connection lasts until one
+      // ends (its owner interrupts the other's) or the time limit.
+      const connection = await this.conferences.connected(trx, call, op.peerCallId, await this.elapsed(trx, call));
+      await this.states.write(trx, call.id, { ...state, stays: [...(state.stays ?? []), connection], op: { id: opId, kind: op.kind, connection } });
       await this.scheduleOp(trx, call, { callId: call.id, opId, reason: 'finished' }, op.timeLimitSeconds);
       return;
     }
@@ -171,7 +172,8 @@ export class SimulatedMediaPort implements MediaPort {
         state.sound = addSound(state.sound, { segments: [said] });
         await this.states.write(trx, call.id, state);
         // In a conference the others hear it too (as the mix's rule says).
-        if (state.op?.conference) await this.conferences.said(trx, call, state.op.conference, said);
+        const mixed = state.op?.conference ?? state.op?.connection;
+        if (mixed) await this.conferences.said(trx, call, mixed, said);
       }
     }
     this.streams.heard(trx, call, input, now);
@@ -230,7 +232,7 @@ export class SimulatedMediaPort implements MediaPort {
       if (!call) return null;
       const state = JSON.parse(call.carrier_state) as SimState;
       if (state.op?.id !== step.opId) return null;
-      const { kind, collect, bridge, record, conference } = state.op;
+      const { kind, collect, bridge, record, conference, connection } = state.op;
       const timer = collect ?? record;
       if (timer && step.tick !== undefined && step.tick !== timer.tick) return null; // a newer input moved the timer
       delete state.op;
@@ -244,6 +246,7 @@ export class SimulatedMediaPort implements MediaPort {
         await this.states.write(trx, call.id, state);
         return result;
       }
+      if (connection) await this.conferences.disconnected(trx, call, connection);
       // A conference is only left, never finished: removed or ended (interrupted), or hung up.
       if (kind === 'conference') {
         await this.states.write(trx, call.id, state);

@@ -43,7 +43,7 @@ export interface SimState {
   legs: SimulatedLeg[];
   captures?: Record<string, SimCapture>;
   /** The media operation running for the call's flow, if any. */
-  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState; conference?: ConferenceStay };
+  op?: { id: string; kind: string; collect?: CollectState; bridge?: { answerAt: number | null }; record?: RecordState; conference?: ConferenceStay; connection?: ConferenceStay };
   /** Every conference the call has been in: what it heard there goes into its recordings. */
   stays?: ConferenceStay[];
   /** A flow call: what its flow said and played and what the far end said, in talk seconds (flow-sound.ts). */

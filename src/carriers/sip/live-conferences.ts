@@ -14,7 +14,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { copyRoom } from './room-recording.ts';
-import { hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
+import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
 import type { RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
@@ -149,7 +149,11 @@ export class LiveConferences implements ConferenceMedia {
   }
 }
 
-/** The bus of two calls connected to each other (a queue's caller and the call that took it). */
+/**
+ * The bus of two calls connected to each other (a queue's caller and the call that took it),
+ * with room for a supervisor: a monitor's mix (telephony/conference.ts connectionMixId) is
+ * applied on this same bus, so the two calls keep their slots and only whom each hears changes.
+ */
 export function connectionBus(a: string, b: string): { bus: string; capacity: number } {
-  return { bus: `connect:${[a, b].sort().join(':')}`, capacity: 2 };
+  return { bus: connectionMixId(a, b), capacity: CONNECTION_SEATS };
 }

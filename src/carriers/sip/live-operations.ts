@@ -167,7 +167,11 @@ export class LiveOperations {
     return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
   }
 
-  /** Connected to another call: each hears the other on a bus of two, until cut, or the time limit. */
+  /**
+   * Connected to another call: each hears the other on the connection's bus (room for a
+   * supervisor, whose monitor remixes the bus through live-conferences.ts), until cut, or the
+   * time limit.
+   */
   private async connect(ctx: OpContext, op: ConnectOp): Promise<MediaResult> {
     const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
     await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });

@@ -33,6 +33,7 @@ export const callsModule: SwitchboardModule = {
       agents: flow.agents.getter,
       queues: flow.queues.getter,
       conferences: flow.conferences.getter,
+      monitors: flow.monitors.getter,
       streams: flow.streams.getter,
       ownedMedia: [ownedMedia.agentTurns.getter, ownedMedia.queueWait.getter],
     });

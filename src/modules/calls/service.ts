@@ -261,17 +261,23 @@ export class CallService implements CallSignals {
    * worker this way): `from` is a number of the account, `verbs` an already valid flow. The same
    * concurrent-call cap and the same call.queued as POST /v1/calls.
    */
-  async placeInTransaction(trx: Trx, input: { accountId: string; mode: Mode; from: string; to: string; timeout: number; verbs: Verb[] }, clock: Clock): Promise<CallRow> {
+  async placeInTransaction(trx: Trx, input: {
+    accountId: string; mode: Mode; from: string; to: string; timeout: number; verbs: Verb[];
+    /** Record the call (a supervisor's, when asked). */
+    record?: boolean;
+    /** The call's own webhook_url (default the `from` number's). */
+    webhookUrl?: string | undefined;
+  }, clock: Clock): Promise<CallRow> {
     const account = await trx.selectFrom('accounts').selectAll().where('id', '=', input.accountId).executeTakeFirstOrThrow();
     await this.enforceConcurrentLimit(trx, account, input.mode);
     const number = await trx.selectFrom('numbers').select(['webhook_url', 'voice_trunk']).where('account_id', '=', input.accountId)
       .where('mode', '=', input.mode).where('phone_number', '=', input.from).executeTakeFirst();
     const carrier = this.carriers.forMode(input.mode);
-    const webhookUrl = number?.webhook_url ?? null;
+    const webhookUrl = input.webhookUrl ?? number?.webhook_url ?? null;
     const row = newCallRow(carrier, clock, {
       subscription_webhook_url: webhookUrl === null ? await this.subscriptionUrl(trx, input.accountId, input.mode) : null,
       account_id: input.accountId, mode: input.mode, status: 'queued', direction: 'outbound', from_number: input.from, to_number: input.to,
-      record: 0, webhook_url: webhookUrl, timeout: input.timeout, time_limit: DEFAULT_TIME_LIMIT, metadata: '{}',
+      record: input.record ? 1 : 0, webhook_url: webhookUrl, timeout: input.timeout, time_limit: DEFAULT_TIME_LIMIT, metadata: '{}',
     });
     row.flow_state = JSON.stringify(newFlowState(input.verbs));
     await trx.insertInto('calls').values(row).execute();

@@ -68,7 +68,7 @@ export const consoleModule: SwitchboardModule = {
         debuggerRoutes(signedIn, services, events, problems);
         numberRoutes(signedIn, services);
         aiRoutes(signedIn, services, analytics);
-        queueRoutes(signedIn, services);
+        queueRoutes(signedIn, services, platform);
         analyticsRoutes(signedIn, analytics);
       });
     }, { prefix: '/console' });

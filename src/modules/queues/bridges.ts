@@ -36,8 +36,23 @@ export interface DialBridge {
 
 type DequeueResult = 'bridged' | 'timeout' | 'hangup' | 'error';
 
+/** A bridge of two calls ended (in the transaction that ended it): the caller's call, the other call. */
+export type BridgeEndedListener = (trx: Trx, callerCallId: string, peerCallId: string, clock: Clock) => Promise<void>;
+
 export class QueueBridges {
+  private readonly endedListeners: BridgeEndedListener[] = [];
+
   constructor(private readonly deps: QueueDeps) {}
+
+  /** Monitors follow the ends of the conversations they supervise this way. */
+  onBridgeEnded(listener: BridgeEndedListener): void {
+    this.endedListeners.push(listener);
+  }
+
+  private async bridgeEnded(trx: Trx, member: QueueMemberRow, clock: Clock): Promise<void> {
+    if (!member.peer_call_id) return;
+    for (const listener of this.endedListeners) await listener(trx, member.call_id, member.peer_call_id, clock);
+  }
 
   private get db() {
     return this.deps.platform.database.db;
@@ -130,6 +145,7 @@ export class QueueBridges {
       const at = clock.now().toISOString();
       const unanswered = result.kind === 'bridge' && !['completed', 'interrupted', 'hangup'].includes(result.outcome) ? result.outcome : null;
       const moved = await MEMBER_MACHINE.move(trx, now, 'left', { now: at, set: { wait_op: null, ...(unanswered ? { reason: 'error' as const } : {}) } });
+      await this.bridgeEnded(trx, now, clock);
       const talk = result.kind === 'bridge' ? result.talkSeconds : secondsBetween(this.deps.platform, call.mode, now.left_at ?? at, at);
       const queue = await trx.selectFrom('queues').select(['id', 'name']).where('id', '=', now.queue_id).executeTakeFirst();
       const detail = unanswered ? `The dequeue's dial to ${now.dequeued_to} ended ${unanswered}.` : null;
@@ -166,6 +182,7 @@ export class QueueBridges {
     const asCaller = await trx.selectFrom('queue_members').selectAll().where('call_id', '=', call.id).where('status', '=', 'bridged').execute();
     for (const member of asCaller) {
       await MEMBER_MACHINE.move(trx, member, 'left', { now, set: { wait_op: null } });
+      await this.bridgeEnded(trx, member, clock);
       if (member.peer_call_id) this.cutAfterCommit(trx, member.peer_call_id, agentOpId(member.id));
     }
     const asAgent = await trx.selectFrom('queue_members').selectAll().where('peer_call_id', '=', call.id).where('status', 'in', ['bridged', 'reserved']).execute();

@@ -25,6 +25,7 @@ import { MEMBER_MACHINE } from './states.ts';
 import { isInQueue } from './stays.ts';
 import type { QueueMemberRow, QueueRow } from './tables.ts';
 import { routeSoon, type QueueRouting } from './routing.ts';
+import type { BridgeEndedListener } from './bridges.ts';
 
 export interface QueueInput {
   name?: string | undefined;
@@ -54,6 +55,11 @@ export class QueueService {
   ) {
     this.db = platform.database.db;
   }
+  /** A bridge of two calls ended (the dequeue's conversation is over): the monitors module listens. */
+  onBridgeEnded(listener: BridgeEndedListener): void {
+    this.queueCalls.bridges.onBridgeEnded(listener);
+  }
+
 
   async create(accountId: string, mode: Mode, clock: Clock, input: QueueInput) {
     await this.checkWait(mode, input);

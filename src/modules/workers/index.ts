@@ -2,8 +2,9 @@
 // status (available, busy, wrap_up, offline), their softphones' SIP credentials and
 // registrations, and routing queues' waiting callers to them. Registers after queues and calls (it follows calls' moves).
 import type { SwitchboardModule } from '../module.ts';
-import { QueueStatsSchema, SipCredentialsSchema, WorkerSchema } from './schema.ts';
+import { QueueStatsSchema, SipCredentialsSchema, WorkerSchema, WorkerStatsSchema } from './schema.ts';
 import { QueueStats } from './queue-stats.ts';
+import { WorkerStats } from './worker-stats.ts';
 import { WorkerService } from './service.ts';
 import { workerRoutes } from './routes.ts';
 import { WorkerRouting } from './routing.ts';
@@ -22,6 +23,7 @@ export const workersModule: SwitchboardModule = {
     app.addSchema(WorkerSchema);
     app.addSchema(SipCredentialsSchema);
     app.addSchema(QueueStatsSchema);
-    workerRoutes(app, services.workers, new QueueStats(platform));
+    app.addSchema(WorkerStatsSchema);
+    workerRoutes(app, services.workers, new QueueStats(platform), new WorkerStats(platform));
   },
 };

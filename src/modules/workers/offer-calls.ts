@@ -18,6 +18,7 @@ import { MEMBER_MACHINE } from '../queues/states.ts';
 import { realSeconds } from '../queues/members.ts';
 import { routeSoon, routingOf } from '../queues/routing.ts';
 import { emitWorker } from './routing.ts';
+import { recordHistory } from './status-history.ts';
 import { WORKER_MACHINE, transition } from './states.ts';
 import { Problem } from '../../platform/problems.ts';
 import type { WorkerRow } from './tables.ts';
@@ -76,6 +77,7 @@ export class WorkerCalls {
     const back = { ...NO_OFFER, ...(worker.status === 'available' ? { last_idle_at: now } : {}), updated_at: now };
     await trx.updateTable('workers').set(back).where('id', '=', worker.id).execute();
     let row: WorkerRow = { ...worker, ...back };
+    await recordHistory(trx, row, 'missed', now, { callId: call.id });
     await emitWorker(trx, this.events, clock, row, 'worker.missed');
     if (onMissed === 'offline' && row.status === 'available') row = await transition(trx, { events: this.events, clock }, row, 'offline');
     await routeSoon(this.platform, trx, worker.account_id, worker.mode);

@@ -2,11 +2,13 @@
 import { Type } from 'typebox';
 import type { App } from '../../platform/app-type.ts';
 import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
-import { CreateWorkerBody, DeletedWorkerSchema, StatsQuery, UpdateWorkerBody, WorkerListQuery } from './schema.ts';
+import { toPage } from '../../platform/pagination.ts';
+import { CreateWorkerBody, DeletedWorkerSchema, StatsQuery, UpdateWorkerBody, WorkerListQuery, WorkerStatsQuery } from './schema.ts';
 import type { WorkerService } from './service.ts';
 import type { QueueStats } from './queue-stats.ts';
+import type { WorkerStats } from './worker-stats.ts';
 
-export function workerRoutes(app: App, workers: WorkerService, queueStats: QueueStats): void {
+export function workerRoutes(app: App, workers: WorkerService, queueStats: QueueStats, workerStats: WorkerStats): void {
   const tags = ['Workers'];
 
   app.post('/v1/workers', {
@@ -25,7 +27,8 @@ export function workerRoutes(app: App, workers: WorkerService, queueStats: Queue
   }, async (request) => {
     const { account, mode } = request.auth;
     const q = request.query;
-    return workers.list(account.id, mode, { limit: q.limit, startingAfter: q.starting_after, status: q.status, skill: q.skill });
+    const rows = await workers.list(account.id, mode, { limit: q.limit, startingAfter: q.starting_after, status: q.status, skill: q.skill });
+    return toPage(rows, q.limit, await workers.presenter(rows));
   });
 
   app.get('/v1/workers/:id', {
@@ -60,6 +63,14 @@ export function workerRoutes(app: App, workers: WorkerService, queueStats: Queue
     const { account, mode, clock } = request.auth;
     return workers.issueSipCredentials(account.id, mode, clock, request.params.id);
   });
+
+  app.get('/v1/workers/:id/stats', {
+    config: { scope: 'calls:read' },
+    schema: {
+      operationId: 'getWorkerStats', tags, summary: 'A worker\'s statistics: calls handled and missed, talk, wrap-up and idle time, occupancy', params: IdParams, querystring: WorkerStatsQuery,
+      response: { 200: Type.Ref('WorkerStats'), ...problemResponses('not_found') },
+    },
+  }, async (request) => workerStats.of(request.auth.account.id, request.auth.mode, request.auth.clock, request.params.id, request.query.window_minutes));
 
   app.get('/v1/queues/:id/stats', {
     config: { scope: 'calls:read' },

@@ -93,8 +93,15 @@ export const SipCredentialsSchema = Type.Object({
 export const DeletedWorkerSchema = Type.Object({ id: Type.String(), object: Type.Literal('worker'), deleted: Type.Literal(true) }, { title: 'DeletedWorker' });
 
 
+/** The statistics' window: the last this many minutes (1 to 1,440; 15 when not given). */
+const WindowMinutes = (description: string) => Type.Integer({ minimum: 1, maximum: 1440, default: 15, description });
+
 export const StatsQuery = Type.Object({
-  window_minutes: Type.Integer({ minimum: 1, maximum: 1440, default: 15, description: 'Count the callers who left the queue in the last this many minutes (1 to 1,440).' }),
+  window_minutes: WindowMinutes('Count the callers who left the queue in the last this many minutes (1 to 1,440).'),
+}, { additionalProperties: false });
+
+export const WorkerStatsQuery = Type.Object({
+  window_minutes: WindowMinutes('Count the worker\'s calls and time in the last this many minutes (1 to 1,440).'),
 }, { additionalProperties: false });
 
 const Rate = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
@@ -116,3 +123,18 @@ export const QueueStatsSchema = Type.Object({
     description: 'Workers the queue\'s routing may offer callers to (all workers of the mode without routing), by status.',
   }),
 }, { $id: 'QueueStats' });
+
+const Seconds = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const WorkerStatsSchema = Type.Object({
+  object: Type.Literal('worker_stats'),
+  worker_id: Type.String(),
+  window_minutes: Type.Integer(),
+  status: Type.Union(WORKER_STATUSES.map((s) => Type.Literal(s)), { description: 'The worker\'s status now.' }),
+  calls_handled: Type.Integer({ minimum: 0, description: 'Callers the worker was connected to in the window (an offer answered after its caller hung up is not one).' }),
+  calls_missed: Type.Integer({ minimum: 0, description: 'Offers the worker let ring out, was busy for or failed, in the window.' }),
+  talk_seconds: Seconds('Time busy on calls in the window.'),
+  wrap_up_seconds: Seconds('Time in wrap_up in the window.'),
+  idle_seconds: Seconds('Time available in the window (ringing offers included).'),
+  occupancy: Rate('(talk + wrap-up) / (talk + wrap-up + idle): the share of the worker\'s working time spent on calls; 0 when it had none. Offline time is not working time.'),
+}, { $id: 'WorkerStats' });

@@ -7,15 +7,16 @@ import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import { newId } from '../../platform/ids.ts';
-import { fetchPage, toPage } from '../../platform/pagination.ts';
+import { fetchPage } from '../../platform/pagination.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
 import { isUniqueViolation } from '../../platform/errors.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import { liveRegistrations, presentWorker, presentWorkerFrom } from './presenter.ts';
+import { liveRegistrations, presentWorker, presentWorkerFrom, type PresentedWorker } from './presenter.ts';
 import { WORKER_LIMITS } from './schema.ts';
 import { SOFTPHONE_REALM, digestHa1, newSipPassword } from './sip-credentials.ts';
 import { transition } from './states.ts';
 import { forgetRegistrations } from './softphone-registry.ts';
+import { recordHistory } from './status-history.ts';
 import { routeSoon } from '../queues/routing.ts';
 import type { WorkerReach, WorkerRow, WorkerStatus } from './tables.ts';
 
@@ -54,6 +55,7 @@ export class WorkerService {
     };
     return inTransaction(this.db, async (trx) => {
       await this.sipUserFree(row.sip_user, () => trx.insertInto('workers').values(row).execute());
+      await recordHistory(trx, row, 'status', now);
       if (status === 'available') await routeSoon(this.platform, trx, accountId, mode);
       return presentWorkerFrom(trx, row);
     });
@@ -64,10 +66,13 @@ export class WorkerService {
     if (filter.status !== undefined) q = q.where('status', '=', filter.status);
     // Skills are a sorted JSON array of strings; the quoted name matches one whole element.
     if (filter.skill !== undefined) q = q.where(sql<boolean>`skills like ${`%${JSON.stringify(filter.skill).replace(/[%_\\]/g, '\\$&')}%`} escape '\\'`);
-    const rows = await fetchPage(q, filter);
-    // One read for the page's registrations.
+    return fetchPage(q, filter);
+  }
+
+  /** How a page of `rows` is shown: their softphones' registrations read in one query. */
+  async presenter(rows: readonly WorkerRow[]): Promise<(row: WorkerRow) => PresentedWorker> {
     const registrations = await liveRegistrations(this.db, rows.map((r) => r.sip_user));
-    return toPage(rows, filter.limit, (row) => presentWorker(row, registrations.get(row.sip_user ?? '') ?? []));
+    return (row) => presentWorker(row, registrations.get(row.sip_user ?? '') ?? []);
   }
 
   async get(accountId: string, mode: Mode, id: string) {
@@ -110,6 +115,7 @@ export class WorkerService {
       const deleted = await trx.deleteFrom('workers').where('id', '=', id).where('status', '=', row.status).executeTakeFirst();
       if (Number(deleted.numDeletedRows) !== 1) throw new Problem('conflict', `Worker ${id} changed while this request ran; retry.`);
       await forgetRegistrations(trx, row.sip_user);
+      await trx.deleteFrom('worker_status_history').where('worker_id', '=', id).execute();
       return { id, object: 'worker' as const, deleted: true as const };
     });
   }

@@ -15,6 +15,7 @@ import { defineStateMachine } from '../../platform/state-machine.ts';
 import { Problem } from '../../platform/problems.ts';
 import { WORKER_STATUSES, type WorkerRow, type WorkerStatus } from './tables.ts';
 import { presentWorkerFrom } from './presenter.ts';
+import { recordHistory } from './status-history.ts';
 
 export { WORKER_STATUSES, type WorkerStatus };
 
@@ -49,11 +50,13 @@ export const WORKER_MACHINE = defineStateMachine<WorkerStatus, WorkerRow>({
   }),
 });
 
-/** Moves the worker and emits worker.status_changed, in the caller's transaction. */
+/** Moves the worker, records the move in its status history and emits worker.status_changed, in the caller's transaction. */
 export async function transition(
   trx: Trx, deps: { events: EventEmitter; clock: Clock }, row: WorkerRow, to: WorkerStatus, set: Partial<WorkerRow> = {},
 ): Promise<WorkerRow> {
   const next = await WORKER_MACHINE.move(trx, row, to, { now: deps.clock.now().toISOString(), set });
+  // Busy: on its call, with the caller it was offered (the move clears the offer from the row).
+  await recordHistory(trx, next, 'status', next.status_changed_at, next.status === 'busy' ? { callId: next.current_call_id, callerCallId: row.offer_caller_call_id } : {});
   await deps.events.emit(trx, {
     accountId: next.account_id, mode: next.mode, type: STATE_EVENTS[to], resourceType: 'worker', resourceId: next.id,
     object: await presentWorkerFrom(trx, next), webhookUrl: null, clock: deps.clock,

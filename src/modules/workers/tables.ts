@@ -1,4 +1,4 @@
-// Row types of the workers module (migration 0031). JSON documents are text (both engines).
+// Row types of the workers module (migrations 0031 and 0038). JSON documents are text (both engines).
 import type { Mode } from '../../store/platform-tables.ts';
 
 /** The column's values; states.ts holds the moves between them. */
@@ -57,7 +57,25 @@ export interface SipRegistrationRow {
   updated_at: string;
 }
 
+/** One status a worker entered, or one offer it missed (status-history.ts writes them). */
+export interface WorkerStatusHistoryRow {
+  worker_id: string;
+  /** The worker's rows in the order they happened, from 1. */
+  seq: number;
+  account_id: string;
+  mode: Mode;
+  change: 'status' | 'missed';
+  /** The status from `at` on (a miss leaves it as it was). */
+  status: WorkerStatus;
+  /** busy: the call it is on; missed: the call that rang it. */
+  call_id: string | null;
+  /** busy: the waiting caller that call was offered. */
+  caller_call_id: string | null;
+  at: string;
+}
+
 export interface WorkerTables {
   workers: WorkerRow;
   sip_registrations: SipRegistrationRow;
+  worker_status_history: WorkerStatusHistoryRow;
 }

@@ -29,6 +29,8 @@ import * as workers from './0031_workers.ts';
 import * as analyticsColumns from './0033_analytics_columns.ts';
 import * as sandboxClockAdvances from './0034_sandbox_clock_advances.ts';
 import * as sipRegistrations from './0036_sip_registrations.ts';
+import * as monitors from './0037_monitors.ts';
+import * as workerStatusHistory from './0038_worker_status_history.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -60,4 +62,6 @@ export const migrations: Record<string, Migration> = {
   '0033_analytics_columns': analyticsColumns,
   '0034_sandbox_clock_advances': sandboxClockAdvances,
   '0036_sip_registrations': sipRegistrations,
+  '0037_monitors': monitors,
+  '0038_worker_status_history': workerStatusHistory,
 };

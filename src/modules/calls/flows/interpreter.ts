@@ -33,6 +33,7 @@ import { plainResult, type FlowConferences, type FlowRecordings, type FlowRuntim
 import type { FlowAgents } from './verbs/agent.ts';
 import type { FlowQueues } from './verbs/enqueue.ts';
 import type { FlowStreams } from './verbs/stream.ts';
+import type { FlowMonitors } from './verbs/monitor.ts';
 
 export type { FlowRecordings };
 
@@ -52,6 +53,7 @@ export interface FlowPorts {
   agents(): FlowAgents;
   queues(): FlowQueues;
   conferences(): FlowConferences;
+  monitors(): FlowMonitors;
   streams(): FlowStreams;
   ownedMedia: ReadonlyArray<() => OwnedMedia>;
 }
@@ -91,6 +93,7 @@ export class FlowInterpreter implements MediaEvents {
       agents: ports.agents,
       queues: ports.queues,
       conferences: ports.conferences,
+      monitors: ports.monitors,
       streams: ports.streams,
       advance: (...a) => this.advance(...a),
       apologise: (...a) => this.apologise(...a),

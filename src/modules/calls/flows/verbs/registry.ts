@@ -33,6 +33,7 @@ import { enqueue } from './enqueue.ts';
 import { gather } from './gather.ts';
 import { hangup } from './hangup.ts';
 import { leave } from './leave.ts';
+import { monitor } from './monitor.ts';
 import { pause } from './pause.ts';
 import { play } from './play.ts';
 import { record } from './record.ts';
@@ -56,6 +57,7 @@ export const VERBS = [
   dequeue,
   leave,
   conference,
+  monitor,
   stream,
   hangup,
 ] as const;

@@ -56,6 +56,9 @@ const FIELDS: UrlField[] = [
   // Checked before the conference is looked up, as POST /v1/calls checks it: no conference is needed.
   { op: 'POST /v1/conferences/{id}/participants', field: 'webhook_url',
     request: (url, m, c) => ['POST', '/v1/conferences/conf_01jd8x0v6kf5b9w3t2q1r0p9n8/participants', { to: USER, from: c.from[m], webhook_url: url }] },
+  // Checked before the call is looked up, as for a conference participant.
+  { op: 'POST /v1/calls/{id}/monitor', field: 'webhook_url',
+    request: (url, m, c) => ['POST', '/v1/calls/call_01jd8x0v6kf5b9w3t2q1r0p9n8/monitor', { supervisor: { to: USER, from: c.from[m] }, mode: 'listen', webhook_url: url }] },
   // A stream URL is judged as the http(s) URL of its ws(s) form.
   { op: 'POST /v1/calls/{id}/streams', field: 'url', request: (url, _m, c) => ['POST', `/v1/calls/${c.callId}/streams`, { url: url.replace(/^http/, 'ws') }] },
   { op: 'POST /v1/calls/{id}/streams', field: 'status_url', request: (url, m, c) => ['POST', `/v1/calls/${c.callId}/streams`, { url: GOOD[m].replace(/^http/, 'ws'), status_url: url }] },

@@ -1709,7 +1709,7 @@ type CreateWorkerRequest struct {
 	Name string `json:"name"`
 	// What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
 	Skills []string `json:"skills,omitempty"`
-	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
 	Reach any `json:"reach"`
 	// available or offline; busy and wrap_up are set by Switchboard around calls. One of: available, offline.
 	Status *string `json:"status,omitempty"`
@@ -3301,7 +3301,7 @@ type UpdateWorkerRequest struct {
 	Name *string `json:"name,omitempty"`
 	// What the worker can handle; a queue's required skills must all be here. Stored sorted, without duplicates.
 	Skills []string `json:"skills,omitempty"`
-	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
 	Reach any `json:"reach,omitempty"`
 	// available or offline; busy and wrap_up are set by Switchboard around calls. One of: available, offline.
 	Status *string `json:"status,omitempty"`
@@ -3637,7 +3637,7 @@ type Worker struct {
 	Skills []string `json:"skills"`
 	// available: may be offered callers; busy: on a call (set by Switchboard); wrap_up: after a call, for wrap_up_seconds; offline. One of: available, busy, wrap_up, offline.
 	Status string `json:"status"`
-	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+	// Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
 	Reach              any   `json:"reach"`
 	RingTimeoutSeconds int64 `json:"ring_timeout_seconds"`
 	WrapUpSeconds      int64 `json:"wrap_up_seconds"`

@@ -112,6 +112,7 @@ export const PROBLEMS = {
   sip_user_taken: { status: 409, title: 'This SIP user name is already taken' },
   worker_busy: { status: 409, title: 'The worker is on a call' },
   worker_not_softphone: { status: 409, title: 'The worker is not reached at a softphone' },
+  reach_not_allowed: { status: 422, title: 'The worker cannot be reached there' },
 
   // Server
   internal_error: { status: 500, title: 'Internal server error' },

@@ -2295,7 +2295,7 @@ export interface CreateWorkerRequest {
    */
   skills?: Array<string>;
   /**
-   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
    */
   reach: unknown;
   /**
@@ -4571,7 +4571,7 @@ export interface UpdateWorkerRequest {
    */
   skills?: Array<string>;
   /**
-   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
    */
   reach?: unknown;
   /**
@@ -5062,7 +5062,7 @@ export interface Worker {
    */
   status: "available" | "busy" | "wrap_up" | "offline";
   /**
-   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.
+   * Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.
    */
   reach: unknown;
   ring_timeout_seconds: number;

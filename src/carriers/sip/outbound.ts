@@ -2,6 +2,8 @@
 // call commits, ringing on 180/183, and the answer (or the final failure) reported back.
 // A call to `softphone:<user>` goes over no trunk: it rings the softphone's most recently
 // refreshed registration (softphone-target.ts), or fails at once (480) when none is live.
+// A call to a SIP URI (`sip:alice@pbx.example.com`) goes over no trunk either: straight to
+// the URI's host (uri-target.ts), or fails at once when that host is not allowed.
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
@@ -17,6 +19,7 @@ import { trunkInvite } from './trunk-target.ts';
 import type { InviteOptions } from './user-agent.ts';
 import { softphoneUserOf, type SoftphoneRegistry } from '../softphones.ts';
 import { softphoneInvite, softphoneTrunk } from './softphone-target.ts';
+import { isSipUriTarget, sipUriInvite, sipUriTrunk, type Unreachable } from './uri-target.ts';
 import { buildSdp, parseSdp, remoteMedia } from './sdp.ts';
 import { parseReason } from './headers.ts';
 import { failureOutcome } from './causes.ts';
@@ -44,11 +47,14 @@ export interface OutboundDeps {
   softphones: () => SoftphoneRegistry;
 }
 
-/** Where a call goes: the trunk its leg runs on and, once known, the INVITE that rings it. */
+/** Where a call goes: the trunk its leg runs on and, once known, the INVITE that rings it (or why nothing can). */
 interface Route {
   trunk: TrunkSettings;
-  invite: (sdp: string) => Promise<InviteOptions | undefined>;
+  invite: (sdp: string) => Promise<InviteOptions | Unreachable>;
 }
+
+/** A softphone whose registration lapsed (or was removed) since the call was placed. */
+const NOT_REGISTERED: Unreachable = { status: 480, reason: 'Temporarily Unavailable (not registered)' };
 
 export class OutboundCalls {
   constructor(private readonly deps: OutboundDeps) {}
@@ -69,9 +75,18 @@ export class OutboundCalls {
     });
   }
 
-  /** A trunk's route, or a registered softphone's (whose contact is looked up when the INVITE leaves). */
+  /**
+   * A trunk's route, a registered softphone's (whose contact is looked up when the INVITE
+   * leaves), or a SIP URI's (whose host is resolved and judged then).
+   */
   private routeOf(call: CallRef, binding: string | null): Route {
-    const { settings } = this.deps;
+    const { settings, platform } = this.deps;
+    if (isSipUriTarget(call.to_number)) {
+      return {
+        trunk: sipUriTrunk(call.to_number),
+        invite: (sdp) => sipUriInvite(call.to_number, settings.publicHost, call.from_number, sdp, platform.config.webhookAllowPrivate),
+      };
+    }
     const user = softphoneUserOf(call.to_number);
     if (user === undefined) {
       const trunk = trunkNamed(settings.trunks, binding);
@@ -81,7 +96,7 @@ export class OutboundCalls {
       trunk: softphoneTrunk(user),
       invite: async (sdp) => {
         const [newest] = await this.deps.softphones().bindings(user, new Date());
-        return newest && softphoneInvite(newest, user, settings.registrar.nat, settings.publicHost, call.from_number, sdp);
+        return newest ? softphoneInvite(newest, user, settings.registrar.nat, settings.publicHost, call.from_number, sdp) : NOT_REGISTERED;
       },
     };
   }
@@ -92,10 +107,9 @@ export class OutboundCalls {
     const port = await engine.open(call.id);
     const sdp = buildSdp({ address: settings.publicHost, port, codecs: trunk.codecs, dtmfPayloadType: 101, sessionId: Date.now() % 1e9, version: 1 });
     const options = await inviteFor(sdp);
-    if (!options) {
-      // A softphone whose registration lapsed (or was removed) since the call was placed.
+    if (!('uri' in options)) {
       await legs.drop(leg);
-      return records.finish(call.id, { status: 'failed', hangupCause: 'unallocated_number', hangupSource: 'carrier' }, 480, 'Temporarily Unavailable (not registered)');
+      return records.finish(call.id, { status: 'failed', hangupCause: 'unallocated_number', hangupSource: 'carrier' }, options.status, options.reason);
     }
     // Post-dial delay is measured here, where both instants happen: the call's stored
     // timestamps hold when the API accepted it, not when the INVITE left.

@@ -10,7 +10,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { SoftphoneBinding } from '../softphones.ts';
 import { E164_RULES } from './caller-id.ts';
-import { formatUri, parseUri } from './headers.ts';
+import { formatUri, parseUri, type SipUri } from './headers.ts';
 import type { RegistrarSettings, TrunkSettings } from './settings.ts';
 import type { Peer, TransportName } from './transport.ts';
 import type { InviteOptions } from './user-agent.ts';
@@ -33,18 +33,34 @@ export function softphonePeer(binding: SoftphoneBinding, nat: RegistrarSettings[
   const received: Peer = { transport: binding.transport, address: binding.receivedAddress, port: binding.receivedPort, accepted: binding.transport !== 'UDP' };
   if (nat === 'always' || binding.transport !== 'UDP') return received;
   const uri = parseUri(binding.contact);
-  const host = uri.host.replace(/^\[(.*)\]$/, '$1');
-  if (isPrivateAddress(host) && host !== binding.receivedAddress) return received;
-  const transport = (uri.params.transport?.toUpperCase() ?? (uri.scheme === 'sips' ? 'TLS' : binding.transport)) as TransportName;
-  return { transport, address: host, port: uri.port ?? (transport === 'TLS' ? 5061 : 5060) };
+  if (isPrivateAddress(uri.host) && uri.host !== binding.receivedAddress) return received;
+  return uriPeer(uri, binding.transport);
 }
 
-/** The pseudo-trunk a softphone's leg runs on: G.711 both laws, E.164 caller ids, bridged transfers. */
-export function softphoneTrunk(user: string): TrunkSettings {
+/**
+ * The network hop a SIP URI names by itself (RFC 3263 without the DNS NAPTR/SRV steps): its
+ * host, its port or the transport's default, its `;transport=` or TLS for `sips:`, else
+ * `fallback`. Shared by softphone contacts and SIP URIs dialled directly (uri-target.ts).
+ */
+export function uriPeer(uri: SipUri, fallback: TransportName): Peer {
+  const transport = (uri.params.transport?.toUpperCase() ?? (uri.scheme === 'sips' ? 'TLS' : fallback)) as TransportName;
+  return { transport, address: uri.host, port: uri.port ?? (transport === 'TLS' ? 5061 : 5060) };
+}
+
+/**
+ * The pseudo-trunk a leg reached over no trunk runs on (a softphone, a SIP URI): G.711 both
+ * laws, E.164 caller ids, bridged transfers.
+ */
+export function directTrunk(name: string): TrunkSettings {
   return {
-    name: `softphone:${user}`, host: '', port: 0, transport: 'udp', sips: false, inboundSources: [], codecs: ['PCMU', 'PCMA'],
+    name, host: '', port: 0, transport: 'udp', sips: false, inboundSources: [], codecs: ['PCMU', 'PCMA'],
     transfer: 'bridge', callerId: E164_RULES,
   };
+}
+
+/** The pseudo-trunk a softphone's leg runs on. */
+export function softphoneTrunk(user: string): TrunkSettings {
+  return directTrunk(`softphone:${user}`);
 }
 
 /** The INVITE ringing softphone `user` at `binding`, from `from` (E.164, shown as the caller). */

@@ -14,7 +14,7 @@ export function workerRoutes(app: App, workers: WorkerService, queueStats: Queue
   app.post('/v1/workers', {
     config: { scope: 'calls:write' },
     schema: { operationId: 'createWorker', tags, summary: 'Create a worker (a human agent queues route callers to)', body: CreateWorkerBody,
-      response: { 200: Type.Ref('Worker'), ...problemResponses('sip_user_taken') } },
+      response: { 200: Type.Ref('Worker'), ...problemResponses('sip_user_taken', 'reach_not_allowed') } },
   }, async (request) => {
     const { account, mode, clock } = request.auth;
     return workers.create(account.id, mode, clock, request.body);
@@ -40,7 +40,7 @@ export function workerRoutes(app: App, workers: WorkerService, queueStats: Queue
   app.patch('/v1/workers/:id', {
     config: { scope: 'calls:write' },
     schema: { operationId: 'updateWorker', tags, summary: 'Change a worker, or set it available or offline', params: IdParams, body: UpdateWorkerBody,
-      response: { 200: Type.Ref('Worker'), ...problemResponses('not_found', 'sip_user_taken', 'worker_busy', 'invalid_state_transition') } },
+      response: { 200: Type.Ref('Worker'), ...problemResponses('not_found', 'sip_user_taken', 'reach_not_allowed', 'worker_busy', 'invalid_state_transition') } },
   }, async (request) => {
     const { account, mode, clock } = request.auth;
     return workers.update(account.id, mode, clock, request.params.id, request.body);

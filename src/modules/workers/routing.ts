@@ -105,7 +105,8 @@ export class WorkerRouting {
 
 /**
  * Available workers of the mode with no offer ringing that routing can dial: reached at a
- * number, or (live mode) at a softphone with a registration that has not lapsed at `now`. A
+ * number or a SIP URI (live: dialled directly; sandbox: answered like a number), or (live
+ * mode) at a softphone with a registration that has not lapsed at `now`. A
  * softphone that never registered, unregistered or stopped refreshing is skipped, as if it
  * were offline, and is offered callers again as soon as it registers (softphone-registry.ts).
  */
@@ -114,6 +115,8 @@ function freeWorkers(trx: Trx, accountId: string, mode: Mode, now: string): Prom
     .where('status', '=', 'available').where('offer_call_id', 'is', null)
     .where((eb) => eb.or([
       eb('reach', 'like', '"+%'),
+      eb('reach', 'like', '"sip:%'),
+      eb('reach', 'like', '"sips:%'),
       ...(mode === 'live'
         ? [eb.exists(eb.selectFrom('sip_registrations').select('sip_registrations.sip_user')
           .whereRef('sip_registrations.sip_user', '=', 'workers.sip_user').where('sip_registrations.expires_at', '>', now))]

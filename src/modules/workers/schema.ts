@@ -16,12 +16,12 @@ const Name = Type.String({ minLength: 1, maxLength: 100, examples: ['Alice Smith
 
 /** A SIP user name: what the softphone registers as. Unique across Switchboard (a REGISTER names only the user). */
 export const SipUser = Type.String({ minLength: 3, maxLength: 64, pattern: '^[a-z0-9][a-z0-9._-]*$', description: 'The softphone\'s SIP user name (lower case letters, digits, `.`, `_`, `-`), unique across this Switchboard: prefix it with your company, e.g. `acme.alice`.', examples: ['acme.alice'] });
-const SipUri = Type.String({ maxLength: 256, pattern: '^sips?:[^@\\s<>"]+@[^@\\s<>"]+$', description: 'A SIP URI, e.g. sip:alice@pbx.example.com (live mode: dialled through the SIP trunk).', examples: ['sip:alice@pbx.example.com'] });
+const SipUri = Type.String({ maxLength: 256, pattern: '^sips?:[^@\\s<>"]+@[^@\\s<>"]+$', description: 'A SIP URI, e.g. sip:alice@pbx.example.com or sip:alice@pbx.example.com:5062;transport=tcp (live mode: dialled directly, over no trunk; its host must be a public address unless the server allows private ones. Sandbox: answers like an ordinary number).', examples: ['sip:alice@pbx.example.com'] });
 const Reach = Type.Union([
   E164,
   SipUri,
   Type.Object({ sip_user: SipUser }, { additionalProperties: false, title: 'WorkerSoftphone', description: 'A softphone registered to Switchboard with this worker\'s SIP credentials.' }),
-], { description: 'Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI, or `{"sip_user": "..."}`, a softphone registered to Switchboard.' });
+], { description: 'Where the worker is rung: a phone number (in the sandbox, a magic number decides how it answers), a SIP URI (dialled directly), or `{"sip_user": "..."}`, a softphone registered to Switchboard.' });
 
 const RingTimeout = Type.Integer({ minimum: WORKER_LIMITS.ringTimeoutSeconds.min, maximum: WORKER_LIMITS.ringTimeoutSeconds.max, description: `Seconds an offered call rings the worker before it counts as missed. Default ${WORKER_LIMITS.ringTimeoutSeconds.default}.` });
 const WrapUp = Type.Integer({ minimum: 0, maximum: WORKER_LIMITS.wrapUpSeconds.max, description: `Seconds the worker stays in wrap_up after a call before it is available again (0: at once). Default ${WORKER_LIMITS.wrapUpSeconds.default}.` });

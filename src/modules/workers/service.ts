@@ -17,6 +17,7 @@ import { SOFTPHONE_REALM, digestHa1, newSipPassword } from './sip-credentials.ts
 import { transition } from './states.ts';
 import { forgetRegistrations } from './softphone-registry.ts';
 import { recordHistory } from './status-history.ts';
+import { assertReachAllowed } from './reach-policy.ts';
 import { routeSoon } from '../queues/routing.ts';
 import type { WorkerReach, WorkerRow, WorkerStatus } from './tables.ts';
 
@@ -44,6 +45,7 @@ export class WorkerService {
   }
 
   async create(accountId: string, mode: Mode, clock: Clock, input: WorkerInput) {
+    await assertReachAllowed(input.reach, mode, this.platform.config);
     const now = clock.now().toISOString();
     const status = input.status ?? 'offline';
     const row: WorkerRow = {
@@ -80,6 +82,8 @@ export class WorkerService {
   }
 
   async update(accountId: string, mode: Mode, clock: Clock, id: string, input: WorkerInput) {
+    // Before the transaction: resolving the URI's host must not hold the worker's row.
+    await assertReachAllowed(input.reach, mode, this.platform.config);
     return inTransaction(this.db, async (trx) => {
       let row = await this.owned(trx, accountId, mode, id);
       const now = clock.now().toISOString();

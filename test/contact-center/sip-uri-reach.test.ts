@@ -63,6 +63,11 @@ describe('a sandbox worker reached at a SIP URI', () => {
     assert.equal(leg.to, 'sip:desk@pbx.example.com');
     assert.equal(leg.from, sandbox.from, 'the worker sees the number the caller called');
     await sandbox.receiver.waitForEvent('call.answered', leg.id);
-    ok(await api().post(`/v1/calls/${caller.id}/hangup`, {}));
+    // Like an ordinary number it talks a while and hangs up, which ends the caller's call too.
+    await sandbox.receiver.waitForEvent('call.completed', leg.id);
+    const ended = ok(await api().get(`/v1/calls/${leg.id}`));
+    assert.deepEqual([ended.status, ended.hangup_source], ['completed', 'callee']);
+    await sandbox.receiver.waitForEvent('call.completed', caller.id);
+    await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, worker.id).some((e) => e.type === 'worker.status_changed' && e.data.object.status === 'wrap_up'));
   });
 });

@@ -80,7 +80,9 @@ test('baresip registered as a worker is offered a waiting live caller, answers, 
   const callerId = caller.body.id as string;
 
   const bridged = (e: ReceivedEvent) => e.type === 'call.queue.left' && e.data.object.call_id === callerId;
-  const events = await lv.receiver.waitFor((all) => all.some(bridged), 60_000).catch((err: Error) => assert.fail(`${err.message}\n${baresipLog()}`));
+  const offered = (e: ReceivedEvent) => e.type === 'worker.offered' && e.data.object.id === worker.body.id;
+  // Deliveries are concurrent: the offer's event may reach us after the bridge's.
+  const events = await lv.receiver.waitFor((all) => all.some(bridged) && all.some(offered), 60_000).catch((err: Error) => assert.fail(`${err.message}\n${baresipLog()}`));
   assert.equal(events.find(bridged)!.data.object.result, 'bridged', baresipLog());
   const connectedAt = Date.now();
   const ofWorker = (type: string) => events.find((e) => e.type === type && e.data.object.id === worker.body.id);

@@ -48,12 +48,18 @@ function freeTcpPort(): Promise<number> {
   });
 }
 
-/** Starts the node and waits until it answers /readyz. Without a carriers file it runs no live carrier (an API node). */
-export async function startSecondNode(options: { databaseUrl: string; carriersFile?: string; dataDir?: string }): Promise<SecondNode> {
+/**
+ * Starts the node and waits until it answers /readyz. Without a carriers file it runs no live
+ * carrier (an API node). Without a database URL it serves the SQLite store in `dataDir`: a
+ * process of its own, so a test can SIGKILL it and start another on the same store.
+ */
+export async function startSecondNode(options: { databaseUrl: string | undefined; carriersFile?: string; dataDir?: string }): Promise<SecondNode> {
   const port = await freeTcpPort();
   const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, DATABASE_URL: options.databaseUrl, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY, SWITCHBOARD_CARRIERS_FILE: options.carriersFile ?? '', SWITCHBOARD_LOG_LEVEL: 'warn' };
+  if (options.databaseUrl === undefined) delete env.DATABASE_URL;
   const child = spawn(process.execPath, ['bin/switchboard.js', 'serve', '--port', String(port), '--data-dir', options.dataDir ?? mkdtempSync(join(tmpdir(), 'sb-node-'))], {
-    env: { ...process.env, ...TEST_ENV, DATABASE_URL: options.databaseUrl, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY, SWITCHBOARD_CARRIERS_FILE: options.carriersFile ?? '', SWITCHBOARD_LOG_LEVEL: 'warn' },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

@@ -42,7 +42,15 @@ export async function startFlowServer(): Promise<FlowServer> {
         }
       });
       const path = (req.url ?? '/').split('?')[0]!;
-      const request: FlowRequest = { path, headers: req.headers, body: JSON.parse(text), verified, at: Date.now() };
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // Not a flow request (a WebSocket handshake, a probe): refused, not thrown.
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('not a JSON request');
+        return;
+      }
+      const request: FlowRequest = { path, headers: req.headers, body, verified, at: Date.now() };
       state.requests.push(request);
       const route = state.routes.get(path);
       const answer = typeof route === 'function' ? route(request) : route;

@@ -54,7 +54,13 @@ export async function startReceiver(opts: { secrets?: string[]; path?: string } 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const base = { headers: req.headers, body, receivedAt: Date.now(), event: JSON.parse(body) as ReceivedEvent };
+      const event = parseOrNull(body);
+      // Not a delivery (a WebSocket handshake a test's stream URL made, a probe): refused, not thrown.
+      if (event === null) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('not a JSON delivery');
+        return;
+      }
+      const base = { headers: req.headers, body, receivedAt: Date.now(), event: event as ReceivedEvent };
       count++;
       const verifiedWith: number[] = [];
       receiver.secrets.forEach((secret, i) => {
@@ -132,4 +138,12 @@ function failuresIn(events: ReceivedEvent[]): string {
     return `${call.id} (${[call.hangup_cause, call.failure?.carrier_code, call.failure?.message].filter((v) => v != null).join(', ')})`;
   });
   return failed.length > 0 ? `failed calls: ${failed.join('; ')}; ` : '';
+}
+
+function parseOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -101,10 +101,12 @@ const runnable = (file) => (precompiled ? file.replace(/\.ts$/, '.js') : file);
 // conference's mixer runs on the wall clock (scale 1), so at nice 19 on a loaded machine two
 // participants' lines, said two sandbox seconds apart, were mixed in the wrong order; the
 // sandbox monitor mixes a supervisor into a bridge the same way; and a worker answering after
-// its caller hung up needs the caller's hang-up to land within the worker's 3 s ring.
+// its caller hung up needs the caller's hang-up to land within the worker's 3 s ring; the
+// transaction deadline's test measures that others are answered while a transaction is held.
 // TEST_LANES=0 runs every file in one lane, as TEST_LIVE_LAST=1 does (it orders the live-peer
 // files last instead).
-const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts'];
+const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
+  'test/platform/transaction-deadline.test.ts'];
 const isRealTime = (file) => {
   const path = file.split('\\').join('/');
   return /^test\/(sip|voice)\//.test(path) || REAL_TIME_FILES.includes(path);

@@ -120,7 +120,7 @@ const first = lanes
     { name: 'real-time files (test/sip/, test/voice/, the SMPP crash test)', files: realTime, concurrency: process.env.TEST_REALTIME_CONCURRENCY || '2', buffered: true },
   ])
   : await runLanes([{ name: 'files', files, concurrency }]);
-const outcome = first.failed ? await runRealTimeFailuresAgain(first) : 0;
+const outcome = first.failed ? await runFailuresAgain(first) : 0;
 
 if (cpuDir) {
   console.log(cpuReport(cpuEnv.TEST_CPU_LOG, { top: Number(process.env.TEST_CPU_TOP) || 40 }));
@@ -174,19 +174,21 @@ async function runLanes(specs) {
 }
 
 /**
- * A real-time file fails now and then on a loaded 2-core machine for want of CPU at the wrong
- * moment (a relayed RTP packet concealed as late, a peer that binds late), not for a defect:
- * it gets one more run, alone, with nothing beside it. The run passes only if every failed
- * file was real-time and passes its second run; the first failure is printed either way
- * (`== passed alone after failing:`), so a flake stays visible. Any other failure, or a lane
- * that died before reporting, fails the run at once. TEST_RETRY_REAL_TIME=0 turns this off.
+ * A file fails now and then on a loaded 2-core machine for want of CPU at the wrong moment, not
+ * for a defect: a relayed RTP packet concealed as late, a peer that binds late (real-time
+ * files), or a low-lane file at nice 19 whose server missed a lease or a rate bucket's second.
+ * Each failed file gets one more run, alone, one at a time, with nothing beside it; the run
+ * passes only if every one of them passes that second run. The first failure is printed either
+ * way (`== failed test:`, then `== passed alone after failing:`), so a flake stays visible and
+ * can be mended; a lane that died before reporting fails the run at once.
+ * TEST_RETRY_FAILED=0 turns the second run off.
  */
-async function runRealTimeFailuresAgain({ failedFiles, complete }) {
+async function runFailuresAgain({ failedFiles, complete }) {
   const sourceOf = (file) => relative(cwd, file).split('\\').join('/').replace(/\.js$/, '.ts');
   const again = [...new Set(failedFiles)];
-  if (process.env.TEST_RETRY_REAL_TIME === '0' || !complete || again.length === 0 || !again.every((f) => isRealTime(sourceOf(f)))) return 1;
-  console.log(`== running ${again.length} failed real-time file(s) again, one at a time, alone: ${again.map(sourceOf).join(', ')}`);
-  const second = await runLanes([{ name: 'real-time files, second run', files: again, concurrency: '1' }]);
+  if (process.env.TEST_RETRY_FAILED === '0' || !complete || again.length === 0) return 1;
+  console.log(`== running ${again.length} failed file(s) again, one at a time, alone: ${again.map(sourceOf).join(', ')}`);
+  const second = await runLanes([{ name: 'failed files, second run', files: again, concurrency: '1' }]);
   if (second.failed) return 1;
   for (const file of again) console.log(`== passed alone after failing: ${sourceOf(file)}`);
   return 0;

@@ -3,7 +3,8 @@
 // where their partition belongs. Each figure (calls, messages, webhooks, AI) brings its own
 // accumulator and how to render it.
 import type { Window } from './range.ts';
-import type { PercentileRow } from './percentiles.ts';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { percentiles, type PercentileRow } from './percentiles.ts';
 
 export function ratio(part: number, whole: number): number | null {
   return whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000;
@@ -34,8 +35,25 @@ export class Folder<Acc> {
     if (group !== null) out.push(this.group(bucket.groups, group), this.group(this.totals.groups, group));
     return out;
   }
+  /**
+   * Ranks `source`'s values (percentiles.ts) for every bucket and the totals, and for their
+   * groups when the answer is grouped, and hands each accumulator its value at each of `ps`.
+   */
+  async addPercentiles(
+    db: Kysely<any>,
+    source: SelectQueryBuilder<any, any, { b: string; g: string; v: number }>,
+    ps: readonly number[],
+    grouped: boolean,
+    set: (acc: Acc, p: number, v: number) => void,
+  ): Promise<void> {
+    const partitions = grouped ? ['bucket_group', 'group', 'bucket', 'all'] as const : ['bucket', 'all'] as const;
+    for (const row of await percentiles(db, source, ps, partitions)) {
+      const acc = this.percentileTarget(row);
+      if (acc) set(acc, row.p, row.v);
+    }
+  }
   /** The accumulator a percentile of one partition belongs to. */
-  percentileTarget(row: PercentileRow): Acc | undefined {
+  private percentileTarget(row: PercentileRow): Acc | undefined {
     switch (row.partition) {
       case 'bucket_group': return this.buckets.get(row.b)?.groups.get(row.g);
       case 'bucket': return this.buckets.get(row.b)?.acc;

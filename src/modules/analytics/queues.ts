@@ -7,7 +7,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Mode } from '../../store/platform-tables.ts';
 import { BUCKET_KEY_LENGTH, type Window } from './range.ts';
 import { Folder, bump, ratio } from './folder.ts';
-import { percentiles } from './percentiles.ts';
 
 export type QueueGroupBy = 'queue';
 
@@ -63,12 +62,10 @@ export async function queueAnalytics(db: Kysely<any>, accountId: string, mode: M
 
   const waits = scope().where('wait_seconds', 'is not', null).where('reason', 'is not', null)
     .select([bucket.as('b'), group.as('g'), sql<number>`wait_seconds`.as('v')]);
-  const partitions = filter.groupBy ? ['bucket_group', 'group', 'bucket', 'all'] as const : ['bucket', 'all'] as const;
-  for (const row of await percentiles(db, waits as any, [50, 95], partitions)) {
-    const acc = folder.percentileTarget(row);
-    if (acc && row.p === 50) acc.p50 = row.v;
-    else if (acc) acc.p95 = row.v;
-  }
+  await folder.addPercentiles(db, waits as any, [50, 95], Boolean(filter.groupBy), (acc, p, v) => {
+    if (p === 50) acc.p50 = v;
+    else acc.p95 = v;
+  });
 
   return {
     object: 'queue_analytics' as const,

@@ -8,7 +8,6 @@ import type { Mode } from '../../store/platform-tables.ts';
 import { CALL_STATUSES } from '../calls/states.ts';
 import { MESSAGE_STATUSES } from '../messages/states.ts';
 import { BUCKET_KEY_LENGTH, type Window } from './range.ts';
-import { percentiles } from './percentiles.ts';
 import { Folder, bump, ratio, zeros } from './folder.ts';
 import { aiAnalytics, type AiFilter } from './ai.ts';
 import { queueAnalytics, type QueueFilter } from './queues.ts';
@@ -118,12 +117,10 @@ export class AnalyticsService {
     // Post-dial delay: an integer column the SIP carrier stored, so ranking it costs no date arithmetic.
     const delays = base().where('post_dial_delay_ms', 'is not', null)
       .select([this.bucketOf(window).as('b'), group.as('g'), sql<number>`post_dial_delay_ms`.as('v')]);
-    const partitions = groupBy ? ['bucket_group', 'group', 'bucket', 'all'] as const : ['bucket', 'all'] as const;
-    for (const row of await percentiles(this.db, delays as any, [50, 95], partitions)) {
-      const acc = folder.percentileTarget(row);
-      if (acc && row.p === 50) acc.pdd50 = row.v;
-      else if (acc) acc.pdd95 = row.v;
-    }
+    await folder.addPercentiles(this.db, delays as any, [50, 95], Boolean(groupBy), (acc, p, v) => {
+      if (p === 50) acc.pdd50 = v;
+      else acc.pdd95 = v;
+    });
     return {
       object: 'call_analytics' as const,
       mode,
@@ -188,13 +185,10 @@ export class AnalyticsService {
     const source = base()
       .select([this.bucketOf(window).as('b'), group.as('g'), sql<number>`delivery_ms`.as('v')])
       .where('delivery_ms', 'is not', null);
-    const put = (acc: MessageAcc | undefined, p: number, v: number) => {
-      if (!acc) return;
+    await folder.addPercentiles(this.db, source as any, [50, 95], Boolean(groupBy), (acc, p, v) => {
       if (p === 50) acc.p50 = v;
       else acc.p95 = v;
-    };
-    const partitions = groupBy ? ['bucket_group', 'group', 'bucket', 'all'] as const : ['bucket', 'all'] as const;
-    for (const row of await percentiles(this.db, source as any, [50, 95], partitions)) put(folder.percentileTarget(row), row.p, row.v);
+    });
 
     return {
       object: 'message_analytics' as const,
@@ -251,13 +245,10 @@ export class AnalyticsService {
     const latencies = deliveries()
       .innerJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
       .select([bucket.as('b'), group.as('g'), sql<number>`a.latency_ms`.as('v')]);
-    const put = (acc: WebhookAcc | undefined, p: number, v: number) => {
-      if (!acc) return;
+    await folder.addPercentiles(this.db, latencies as any, [50, 99], Boolean(groupBy), (acc, p, v) => {
       if (p === 50) acc.p50 = v;
       else acc.p99 = v;
-    };
-    const partitions = groupBy ? ['bucket_group', 'group', 'bucket', 'all'] as const : ['bucket', 'all'] as const;
-    for (const row of await percentiles(this.db, latencies as any, [50, 99], partitions)) put(folder.percentileTarget(row), row.p, row.v);
+    });
     return {
       object: 'webhook_analytics' as const,
       mode,

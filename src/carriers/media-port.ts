@@ -28,7 +28,7 @@
 import type { Trx } from '../store/transaction.ts';
 import type { CallRef } from '../telephony/call-ref.ts';
 import type { TranscriptSegment } from '../telephony/transcript.ts';
-import type { HeardInput, MediaOp, MediaResult, RecordingFormat, SpeakOp } from '../telephony/media-ops.ts';
+import type { HeardInput, MediaOp, MediaResult, PlayOp, RecordingFormat, SpeakOp } from '../telephony/media-ops.ts';
 import type { ConferenceMix } from '../telephony/conference.ts';
 import type { MediaStreamPort } from './media-streams.ts';
 
@@ -77,8 +77,8 @@ export interface RecordingSinks {
 export interface ConferenceMedia {
   /** The conference's status or seats changed (a join, a leave, mute, hold, coach, its end). */
   mixChanged(trx: Trx, mix: ConferenceMix): Promise<void>;
-  /** Everyone seated and not on hold hears `say` from now (so does the conference recording). */
-  announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void>;
+  /** Everyone seated and not on hold hears `prompt` (speech, or fetched audio) from now, and so does the conference recording. */
+  announce(trx: Trx, mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void>;
   /** The conference's recording (one channel: what the room hears, no coach) from now, through a sink. */
   startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void>;
   /** Stops it; the port closes the sink once the last frame is written. */

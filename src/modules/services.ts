@@ -9,6 +9,7 @@ import type { MessageService } from './messages/service.ts';
 import type { CallService } from './calls/service.ts';
 import type { InboundFlowCalls } from './calls/flows/inbound.ts';
 import type { FlowInterpreter } from './calls/flows/interpreter.ts';
+import type { FlowAudio } from './calls/flows/flow-audio.ts';
 import type { RecordingService } from './recordings/service.ts';
 import type { ConferenceService } from './conferences/service.ts';
 import type { VoiceCarriers } from '../carriers/index.ts';
@@ -31,6 +32,8 @@ export interface Services {
   inboundFlowCalls: InboundFlowCalls;
   /** Runs call flows; it reaches the services its verbs hand calls to through the ports of wiring.ts. */
   flowInterpreter: FlowInterpreter;
+  /** Audio files fetched under the URL policy and cached (a play verb's; an announcement's, a queue's wait flow's). */
+  flowAudio: FlowAudio;
   recordings: RecordingService;
   /** Conferences: the conference verb seats calls through it. */
   conferences: ConferenceService;

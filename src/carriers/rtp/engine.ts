@@ -128,6 +128,11 @@ export class MediaEngine {
     await worker.request({ op: 'tap', id, buffer, hears: slotsOf(tap.hears), path: tap.path });
   }
 
+  /** Plays `pcm` over the room recording `id` hears (what its participants hear over the room); no-op without that recording. */
+  async tapOverlay(id: string, pcm: Int16Array): Promise<void> {
+    await this.taps.get(id)?.request({ op: 'tap_overlay', id, pcm });
+  }
+
   /** Stops recording `id`; its file is complete when this resolves (null: there was none). */
   async stopTap(id: string): Promise<WavStreamResult | null> {
     const worker = this.taps.get(id);

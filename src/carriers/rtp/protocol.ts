@@ -45,6 +45,8 @@ export type MediaCommand =
   /** A conference recording (room-tap.ts) named `id`: started on the bus in `buffer`, or told the slots the room hears now. */
   | { op: 'tap'; id: string; buffer: SharedArrayBuffer; hears: number[]; path: string }
   | { op: 'stop_tap'; id: string }
+  /** Audio played over the room of recording `id` (an announcement, a beep): the recording hears it too. */
+  | { op: 'tap_overlay'; id: string; pcm: Int16Array }
   | { op: 'close'; id: string }
   /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
   | { op: 'stats'; reset?: boolean };

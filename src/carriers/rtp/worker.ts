@@ -110,6 +110,9 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       }
       return {};
     }
+    case 'tap_overlay':
+      taps.get(command.id)?.overlay(command.pcm);
+      return {};
     case 'stop_tap': {
       const tap = taps.get(command.id);
       taps.delete(command.id);

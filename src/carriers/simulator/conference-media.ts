@@ -8,7 +8,7 @@ import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
 import { connectionMixId, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
-import type { PromptOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
+import type { PlayOp, PromptOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import type { CallChannel, TranscriptSegment } from '../../telephony/transcript.ts';
 import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
 import { heardBy, shiftSound, type SimConferenceState } from './conference-mix.ts';
@@ -86,9 +86,11 @@ export class SimulatedConferenceMedia implements ConferenceMedia {
     });
   }
 
-  async announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void> {
+  async announce(trx: Trx, mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void> {
     await this.change(trx, mix, (state, now) => {
-      state.announced.push(...promptSound([say], now, 0).segments);
+      const sound = promptSound([prompt], now, 0);
+      state.announced.push(...sound.segments);
+      if (sound.plays.length > 0) state.announcedPlays = [...(state.announcedPlays ?? []), ...sound.plays];
     });
   }
 

@@ -8,7 +8,7 @@
 import { hears, type ConferenceSeat, type ConferenceStatus } from '../../telephony/conference.ts';
 import type { PromptOp } from '../../telephony/media-ops.ts';
 import { speakerOn, type CallChannel, type TranscriptSegment } from '../../telephony/transcript.ts';
-import { addSound, opSeconds, promptSound, type CallSound } from './flow-sound.ts';
+import { addSound, opSeconds, promptSound, type CallSound, type PlayedAudio } from './flow-sound.ts';
 import { BEEP_SECONDS, HOLD_TONE_SECONDS, type ToneFiles } from './tones.ts';
 
 export interface MixEpoch {
@@ -26,6 +26,8 @@ export interface SimConferenceState {
   said: Array<{ callId: string; segment: TranscriptSegment }>;
   /** Announcements (POST /v1/conferences/{id}/announce), heard by every participant not on hold. */
   announced: TranscriptSegment[];
+  /** Audio announcements (`play`), heard like spoken ones; absent in timelines from before they existed. */
+  announcedPlays?: PlayedAudio[];
   /** Each participant's wait audio (its conference verb's wait_flow; null: the hold tone). */
   waits: Record<string, PromptOp[] | null>;
   /** The conference recording: one span in conference seconds. */
@@ -63,7 +65,9 @@ export function heardBy(state: SimConferenceState, listener: string | null, unti
   };
   for (const { callId, segment } of state.said) segments.push(...keepWords(segment, audible(callId), channel));
   for (const segment of state.announced) segments.push(...keepWords(segment, audible(null), channel));
-  let sound: CallSound = { segments, plays: [] };
+  // An announced file is heard whole by whoever hears the room when it starts.
+  const plays = (state.announcedPlays ?? []).filter((play) => play.start < until && audible(null)(play.start)).map((play) => ({ ...play, channel }));
+  let sound: CallSound = { segments, plays };
   state.epochs.forEach((epoch, i) => {
     const end = Math.min(state.epochs[i + 1]?.at ?? until, until);
     const me = listener === null ? null : seatOf(epoch, listener);

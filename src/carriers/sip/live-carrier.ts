@@ -97,6 +97,7 @@ export class LiveSipCarrier implements VoiceCarrier {
       mix: (callId, mix) => stack.engine.mix(callId, mix),
       tap: (recordingId, tap) => stack.engine.tap(recordingId, tap),
       stopTap: (recordingId) => stack.engine.stopTap(recordingId),
+      tapOverlay: (recordingId, pcm) => stack.engine.tapOverlay(recordingId, pcm),
       roomFile: (recordingId) => join(this.mediaDir, `${recordingId}.wav`),
       listen: (callId, on) => {
         const digit = (event: { digit: string }) => on.digit?.(event.digit);

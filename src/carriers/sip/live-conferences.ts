@@ -5,8 +5,8 @@
 // (ConferenceMix, in the transaction that changed them), and once that commits every seated
 // leg of this node is told whom it hears (telephony/conference.ts `hears`), who joined or
 // left with a beep is beeped to the others, and a start ends the wait audio. A recorded
-// conference's room is tapped in a media worker (rtp/room-tap.ts) and copied into its
-// recording when it stops (room-recording.ts).
+// conference's room is tapped in a media worker (rtp/room-tap.ts), with the announcements and
+// beeps played over it, and copied into its recording when it stops (room-recording.ts).
 //
 // A conference's legs must be on this node: a seat whose call lives on another node is
 // neither heard nor hears (several nodes mix nothing between them yet).
@@ -15,9 +15,10 @@ import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { copyRoom } from './room-recording.ts';
 import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
-import type { RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
+import type { PlayOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
+import { lineRateAudio } from './line-rate-audio.ts';
 
 /** What the mixing needs of this node's legs (implemented over the RTP engine by LiveSipCarrier). */
 export interface ConferenceLegs {
@@ -30,6 +31,8 @@ export interface ConferenceLegs {
   /** engine.tap: records the room of `bus` (the legs in `hears`) into `path`; again: changes whom it hears. */
   tap(recordingId: string, tap: { bus: string; capacity: number; hears: string[]; path: string }): Promise<void>;
   stopTap(recordingId: string): Promise<WavStreamResult | null>;
+  /** engine.tapOverlay: `pcm` is heard over the room the tap records (an announcement, a beep). */
+  tapOverlay(recordingId: string, pcm: Int16Array): Promise<void>;
   /** Where a conference recording's tap writes (this node's media directory). */
   roomFile(recordingId: string): string;
 }
@@ -68,8 +71,8 @@ export class LiveConferences implements ConferenceMedia {
     trx.afterCommit(() => this.apply(mix));
   }
 
-  async announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void> {
-    trx.afterCommit(() => void this.speak(mix, say).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
+  async announce(trx: Trx, mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void> {
+    trx.afterCommit(() => void this.overRoom(mix, prompt).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
   }
 
   async startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void> {
@@ -131,6 +134,8 @@ export class LiveConferences implements ConferenceMedia {
       const joined = seats.filter((seat) => seat.beep && !previous.has(seat.callId));
       const left = (before?.seats ?? []).filter((seat) => seat.beep && !mix.seats.some((s) => s.callId === seat.callId));
       for (const mover of [...joined, ...left]) done.push(...this.beepOthers(seats, mover));
+      // The room recording hears a beep as the room does.
+      if (joined.length + left.length > 0) done.push(this.overTap(mix.conferenceId, BEEP));
     }
     void Promise.all(done).catch((err: Error) => this.log(err, `${mix.conferenceId} mix`));
   }
@@ -139,13 +144,24 @@ export class LiveConferences implements ConferenceMedia {
     return seats.filter((seat) => seat.callId !== mover.callId && !seat.hold).map((seat) => this.legs.play(seat.callId, BEEP));
   }
 
-  /** Everyone seated here and not on hold hears the announcement over the room. */
-  private async speak(mix: ConferenceMix, say: SpeakOp): Promise<void> {
-    const once = await this.speech().synthesize(say.text, { language: say.language, voice: say.voice });
-    const times = Math.max(1, say.loop);
+  /** Everyone seated here and not on hold hears the announcement over the room, and so does the room's recording. */
+  private async overRoom(mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void> {
+    const once = prompt.kind === 'speak'
+      ? await this.speech().synthesize(prompt.text, { language: prompt.language, voice: prompt.voice })
+      : await lineRateAudio(prompt.path);
+    const times = Math.max(1, prompt.loop);
     const audio = new Int16Array(once.length * times);
     for (let k = 0; k < times; k++) audio.set(once, k * once.length);
-    await Promise.all(mix.seats.filter((seat) => !seat.hold && this.legs.here(seat.callId)).map((seat) => this.legs.play(seat.callId, audio)));
+    await Promise.all([
+      ...mix.seats.filter((seat) => !seat.hold && this.legs.here(seat.callId)).map((seat) => this.legs.play(seat.callId, audio)),
+      this.overTap(mix.conferenceId, audio),
+    ]);
+  }
+
+  /** `pcm` over the room of the conference's recording, if it is being recorded here. */
+  private overTap(conferenceId: string, pcm: Int16Array): Promise<void> {
+    const recording = this.recordings.get(conferenceId);
+    return recording ? this.legs.tapOverlay(recording.recordingId, pcm) : Promise.resolve();
   }
 }
 

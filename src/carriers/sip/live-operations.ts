@@ -4,13 +4,11 @@
 // once, and reports that end through MediaEvents.finished; `cut` ends it early (interrupt,
 // or the call hung up). Audio work happens in the RTP and speech workers: here are only
 // timers, events and the order of things.
-import { readFile } from 'node:fs/promises';
 import type { BridgeOp, CollectOp, ConferenceOp, ConnectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../../telephony/media-ops.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
-import { toLineRate } from '../../media/resample.ts';
-import { readPcm16Wav } from '../../media/wav.ts';
+import { lineRateAudio } from './line-rate-audio.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -204,8 +202,7 @@ export class LiveOperations {
   private async audioOf(op: PromptOp): Promise<Int16Array> {
     if (op.kind === 'silence') return new Int16Array(Math.round(op.seconds * LINE_RATE));
     if (op.kind === 'speak') return this.speech().synthesize(op.text, { language: op.language, voice: op.voice });
-    const { sampleRate, samples } = readPcm16Wav(await readFile(op.path));
-    return toLineRate(samples, sampleRate);
+    return lineRateAudio(op.path);
   }
 
   /**

@@ -28,7 +28,8 @@ export const callsModule: SwitchboardModule = {
     const box = SecretBox.fromConfig(platform.config);
     const flowWebhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
     const { flow, ownedMedia } = wiring;
-    const interpreter = new FlowInterpreter(platform, calls, voice, events, flowWebhooks, new FlowAudio(platform.config, flowWebhooks), {
+    const flowAudio = new FlowAudio(platform.config, flowWebhooks);
+    const interpreter = new FlowInterpreter(platform, calls, voice, events, flowWebhooks, flowAudio, {
       recordings: flow.recordings.getter,
       agents: flow.agents.getter,
       queues: flow.queues.getter,
@@ -40,6 +41,7 @@ export const callsModule: SwitchboardModule = {
     wiring.mediaEvents.fill(interpreter);
     services.calls = calls;
     services.flowInterpreter = interpreter;
+    services.flowAudio = flowAudio;
     app.addHook('onClose', async () => {
       interpreter.stop();
       await flowWebhooks.close();

@@ -13,7 +13,7 @@ export const conferencesModule: SwitchboardModule = {
   name: 'conferences',
   register(app, { platform, events, services, wiring }) {
     const seating = new ConferenceSeating(platform, events, services.voiceCarriers, services.recordings);
-    const conferences = new ConferenceService(platform, services.calls, services.voiceCarriers, seating);
+    const conferences = new ConferenceService(platform, services.calls, services.voiceCarriers, seating, services.flowAudio);
     services.conferences = conferences;
     wiring.flow.conferences.fill(seating);
     // A participant that hangs up leaves its conference (which may end it).

@@ -37,9 +37,11 @@ export function conferenceRoutes(app: App, conferences: ConferenceService): void
 
   app.post('/v1/conferences/:id/announce', {
     config: { scope: 'calls:write' },
-    schema: { operationId: 'announceToConference', tags, summary: 'Say something to every participant not on hold', params: IdParams, body: AnnounceBody,
+    schema: { operationId: 'announceToConference', tags, summary: 'Say or play something to every participant not on hold', params: IdParams, body: AnnounceBody,
+      description: 'Exactly one of `say` and `play`. A `play` URL is fetched first (a 16-bit PCM WAV, under the webhook URL policy, cached by URL); '
+        + 'one that cannot be fetched or played is refused (400 validation_failed, field play.url). The conference recording, if any, holds the announcement too.',
       response: { 200: Conference, ...problemResponses('not_found', 'conference_completed', 'conference_not_in_progress') } },
-  }, async (request) => conferences.announce(request.auth, request.params.id, request.body.say));
+  }, async (request) => conferences.announce(request.auth, request.params.id, request.body));
 
   app.get('/v1/conferences/:id/participants', {
     config: { scope: 'calls:read' },

@@ -1,8 +1,9 @@
 // The Conference contract: the resource, its participants, and the requests that act on them.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { NullableTimestamp, PageQuery, Timestamp } from '../../platform/schemas.ts';
 import { CONFERENCE_STATUSES } from '../../telephony/conference.ts';
 import { SayVerb } from '../calls/flows/verbs/say.ts';
+import { PlayVerb } from '../calls/flows/verbs/play.ts';
 
 const Phone = (description: string) => Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: `${description} E.164.`, examples: ['+14155550100'] });
 
@@ -55,8 +56,10 @@ export const ParticipantListQuery = Type.Object({
 export const ParticipantParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), call_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const AnnounceBody = Type.Object({
-  say: SayVerb,
-}, { additionalProperties: false, description: 'What every participant not on hold hears now (and the recording).' });
+  say: Type.Optional(SayVerb),
+  play: Type.Optional(PlayVerb),
+}, { additionalProperties: false, description: 'What every participant not on hold hears now, and the conference recording: exactly one of say and play.' });
+export type AnnounceBody = Static<typeof AnnounceBody>;
 
 export const DialInBody = Type.Object({
   to: Phone('The number to call; it joins the conference when it answers.'),

@@ -13,6 +13,9 @@ import type { ConferenceParticipantRow, ConferenceRow } from './tables.ts';
 import { presentParticipant, type Conference, type Participant } from './presenter.ts';
 import type { ConferenceSeating } from './seating.ts';
 import type { ConferenceStatus } from '../../telephony/conference.ts';
+import type { PlayOp, SpeakOp } from '../../telephony/media-ops.ts';
+import type { FlowAudio } from '../calls/flows/flow-audio.ts';
+import type { AnnounceBody } from './schema.ts';
 
 export interface ConferenceListFilter extends PageInput {
   status?: ConferenceStatus | undefined;
@@ -31,6 +34,7 @@ export class ConferenceService {
     private readonly calls: CallService,
     private readonly carriers: VoiceCarriers,
     readonly seating: ConferenceSeating,
+    private readonly audio: FlowAudio,
   ) {}
 
   private get db() {
@@ -84,8 +88,14 @@ export class ConferenceService {
     });
   }
 
-  /** POST /v1/conferences/{id}/announce: every participant not on hold hears it now. */
-  async announce(caller: Caller, id: string, say: { text: string; voice?: string | undefined; language?: string | undefined; loop?: number | undefined }): Promise<Conference> {
+  /** POST /v1/conferences/{id}/announce: every participant not on hold hears it now (and the recording). */
+  async announce(caller: Caller, id: string, body: AnnounceBody): Promise<Conference> {
+    if ((body.say === undefined) === (body.play === undefined)) throw invalidField(body.say ? 'play' : 'say', 'give exactly one of say and play.', body.say ? 'not_allowed' : 'required');
+    // The URL policy first, as POST .../participants does: a refused URL is the answer whatever the conference.
+    if (body.play) await assertWebhookUrlAllowed(body.play.url, caller.mode, this.platform.config, 'play.url');
+    this.assertOpen(await this.found(caller, id));
+    // The audio is fetched before the transaction (never held open across a fetch).
+    const prompt: SpeakOp | PlayOp = body.play ? await this.fetchPlay(caller, body.play) : { kind: 'speak', text: body.say!.text, voice: body.say!.voice, language: body.say!.language, loop: body.say!.loop ?? 1 };
     return inTransaction(this.db, async (trx) => {
       const conference = await this.owned(trx, caller, id, true);
       this.assertOpen(conference);
@@ -93,9 +103,16 @@ export class ConferenceService {
         throw new Problem('conference_not_in_progress', `Conference ${id} is waiting for a start_on_enter participant: its participants hear the wait audio until then, so there is nobody to announce to yet.`);
       }
       const media = this.carriers.forMode(conference.mode).media.conferences;
-      await media?.announce(trx, await this.seating.mixOf(trx, conference), { kind: 'speak', text: say.text, voice: say.voice, language: say.language, loop: say.loop ?? 1 });
+      await media?.announce(trx, await this.seating.mixOf(trx, conference), prompt);
       return this.seating.present(trx, conference);
     });
+  }
+
+  /** An announcement's audio, fetched under the URL policy into the flows' audio cache; 422 on play.url when it cannot be. */
+  private async fetchPlay(caller: Caller, play: NonNullable<AnnounceBody['play']>): Promise<PlayOp> {
+    const got = await this.audio.fetch(play.url, caller.mode);
+    if (!got.ok) throw invalidField('play.url', got.detail);
+    return { kind: 'play', url: play.url, path: got.audio.path, seconds: got.audio.seconds, loop: play.loop ?? 1 };
   }
 
   private assertOpen(conference: ConferenceRow): void {

@@ -5,6 +5,7 @@ import type { CallService } from '../calls/service.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { FlowRuntime } from '../calls/flows/verbs/verb.ts';
 import type { FlowWebhookClient } from '../calls/flows/flow-webhook.ts';
+import type { FlowAudio } from '../calls/flows/flow-audio.ts';
 
 export interface QueueDeps {
   platform: Platform;
@@ -12,6 +13,8 @@ export interface QueueDeps {
   carriers: VoiceCarriers;
   /** Signed POSTs to wait_url. */
   webhooks: FlowWebhookClient;
+  /** The files a wait flow's plays play (fetched under the URL policy, cached by URL). */
+  audio: FlowAudio;
   /** The flow interpreter's runtime (set once the queues connect to it). */
   flow(): FlowRuntime;
 }

@@ -19,7 +19,7 @@ export const queuesModule: SwitchboardModule = {
     const webhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
     app.addHook('onClose', () => webhooks.close());
     const { runtime } = services.flowInterpreter;
-    const queueCalls = new QueueCalls({ platform, calls: services.calls, carriers: carriers.voice, webhooks, flow: () => runtime });
+    const queueCalls = new QueueCalls({ platform, calls: services.calls, carriers: carriers.voice, webhooks, audio: services.flowAudio, flow: () => runtime });
     // The enqueue and dequeue verbs hand calls to the queues; the wait audio's operations end here.
     wiring.flow.queues.fill(queueCalls);
     wiring.ownedMedia.queueWait.fill({ prefix: WAIT_OP_PREFIX, events: queueCalls });

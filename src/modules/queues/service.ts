@@ -11,7 +11,7 @@ import { fetchPage } from '../../platform/pagination.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { isUniqueViolation } from '../../platform/errors.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
-import type { WaitVerb } from '../calls/flows/verbs/enqueue.ts';
+import { waitFlowUrls, type WaitVerb } from '../calls/flows/verbs/enqueue.ts';
 import { FLOW_LIMITS } from '../calls/flows/verbs/common.ts';
 import type { CallService } from '../calls/service.ts';
 import type { FlowInterpreter } from '../calls/flows/interpreter.ts';
@@ -229,6 +229,7 @@ export class QueueService {
     const url = input.wait_url ?? currentUrl ?? null;
     if (input.wait_flow && input.wait_flow.length > 0 && url) throw invalidField(input.wait_url ? 'wait_url' : 'wait_flow', 'give at most one of wait_flow and wait_url.', 'not_allowed');
     if (input.wait_url) await assertWebhookUrlAllowed(input.wait_url, mode, this.platform.config, 'wait_url');
+    for (const { path, url } of waitFlowUrls(input.wait_flow)) await assertWebhookUrlAllowed(url, mode, this.platform.config, path);
   }
 
   /** Runs a write that may break the unique name: the loser of a race gets the same 409 as a plain duplicate. */

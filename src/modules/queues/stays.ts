@@ -18,17 +18,21 @@ import { callQueueObject } from './presenter.ts';
 import { MEMBER_MACHINE } from './states.ts';
 import type { QueueMemberRow, QueueResult } from './tables.ts';
 import { routeSoon } from './routing.ts';
-import { DEFAULT_WAIT_FLOW, WAIT_OP_PREFIX, waitOp, waitOpId, type PlaceFacts } from './wait-audio.ts';
+import { DEFAULT_WAIT_FLOW, WAIT_OP_PREFIX, isWaitVerb, waitOp, waitOpId, type PlaceFacts } from './wait-audio.ts';
+import type { CachedAudio } from '../calls/flows/cached-audio.ts';
 
 export const TIMEOUT_JOB = 'queues.timeout';
 const WAIT_URL_JOB = 'queues.wait_url';
+const WAIT_AUDIO_JOB = 'queues.wait_audio';
 
 interface WaitUrlStep { memberId: string; pass: number }
+interface WaitAudioStep { memberId: string; pass: number; step: number; url: string }
 
 export class QueueStays {
   constructor(private readonly deps: QueueDeps) {
     deps.platform.jobs.register<{ memberId: string }>(TIMEOUT_JOB, ({ memberId }) => this.timedOut(memberId));
     deps.platform.jobs.register<WaitUrlStep>(WAIT_URL_JOB, (step) => this.fetchWaitFlow(step), { maxAttempts: 1 });
+    deps.platform.jobs.register<WaitAudioStep>(WAIT_AUDIO_JOB, (step) => this.fetchWaitAudio(step), { maxAttempts: 1 });
   }
 
   private get db() {
@@ -96,13 +100,45 @@ export class QueueStays {
     await this.runWaitStep(trx, call, member, pass, step, clock);
   }
 
-  private async runWaitStep(trx: Trx, call: CallRow, member: QueueMemberRow, pass: number, step: number, clock: Clock): Promise<void> {
-    const verbs = JSON.parse(member.wait_flow) as WaitVerb[];
-    const op = waitOp(verbs[step]!, await this.placeOf(trx, member, clock));
-    if (op === 'leave') return this.leave(trx, call, member, 'leave', clock);
+  /**
+   * Runs one wait step. A play whose file is not cached yet is fetched first by a job (no
+   * transaction held meanwhile), which runs the step then; `fetched` is that job's answer (null:
+   * it could not be fetched, and the step is a pause).
+   */
+  private async runWaitStep(trx: Trx, call: CallRow, member: QueueMemberRow, pass: number, step: number, clock: Clock, fetched?: CachedAudio | null): Promise<void> {
+    const verb = (JSON.parse(member.wait_flow) as WaitVerb[])[step]!;
     const opId = waitOpId(member.id, pass, step);
+    let audio = fetched ?? null;
+    if ('play' in verb && fetched === undefined) {
+      audio = await this.deps.audio.cached(verb.play.url);
+      if (!audio) {
+        await trx.updateTable('queue_members').set({ wait_step: step, wait_op: opId }).where('id', '=', member.id).execute();
+        await this.deps.platform.jobs.enqueue(trx, WAIT_AUDIO_JOB, { memberId: member.id, pass, step, url: verb.play.url } satisfies WaitAudioStep, {
+          clockId: call.mode === 'sandbox' ? call.account_id : null,
+        });
+        return;
+      }
+    }
+    const op = waitOp(verb, await this.placeOf(trx, member, clock), audio);
+    if (op === 'leave') return this.leave(trx, call, member, 'leave', clock);
     await trx.updateTable('queue_members').set({ wait_step: step, wait_op: opId }).where('id', '=', member.id).execute();
     await mediaOf(this.deps, call).run(trx, call, opId, op);
+  }
+
+  /** A wait play's file: fetched under the URL policy (no transaction held), then its step runs, unless the stay moved on meanwhile. */
+  private async fetchWaitAudio({ memberId, pass, step, url }: WaitAudioStep): Promise<void> {
+    const opId = waitOpId(memberId, pass, step);
+    const before = await this.db.selectFrom('queue_members').select(['call_id', 'mode', 'wait_op', 'status']).where('id', '=', memberId).executeTakeFirst();
+    if (!before || before.wait_op !== opId || !isInQueue(before)) return;
+    const got = await this.deps.audio.fetch(url, before.mode);
+    await inTransaction(this.db, async (trx) => {
+      const call = await this.deps.calls.lock(trx, before.call_id);
+      const member = await memberById(trx, memberId);
+      if (!call || !member || member.wait_op !== opId || !isInQueue(member) || call.status !== 'in_progress') return;
+      if (!got.ok) this.deps.platform.log.warn({ call: call.id, url, detail: got.detail }, 'queues: a wait play\'s file could not be fetched; the caller hears a pause instead');
+      const clock = await this.deps.platform.sandboxClocks.clockFor(call.account_id, call.mode, trx);
+      await this.runWaitStep(trx, call, member, pass, step, clock, got.ok ? got.audio : null);
+    });
   }
 
   /** A wait step ended: the next one plays (the wait flow loops), unless the stay moved on meanwhile. */
@@ -134,7 +170,7 @@ export class QueueStays {
       object: 'queue_wait_request', call_id: before.call_id,
       queue: { id: before.queue_id, name: queue?.name ?? null, position: place.position, size: place.size, wait_seconds: place.waitSeconds, estimated_wait_seconds: place.estimatedWaitSeconds },
     });
-    const verbs = answer.ok && answer.verbs.every((v) => 'say' in v || 'pause' in v || 'leave' in v) ? answer.verbs as WaitVerb[] : null;
+    const verbs = answer.ok && answer.verbs.every(isWaitVerb) ? answer.verbs as WaitVerb[] : null;
     await inTransaction(this.db, async (trx) => {
       const call = await this.deps.calls.lock(trx, before.call_id);
       const member = await memberById(trx, memberId);

@@ -1,11 +1,13 @@
-// What a waiting caller hears: its wait flow (say, pause, leave), one verb at a time as media
+// What a waiting caller hears: its wait flow (say, play, pause, leave), one verb at a time as media
 // operations of its own on the caller's call, looped until it leaves the queue. The operations'
 // ids start with WAIT_OP_PREFIX, so the flow interpreter hands their ends to the queues module
 // (its queueWait port, src/modules/wiring.ts) while the caller's flow waits on its enqueue verb. A `say` may name the
 // caller's place: {{queue.position}}, {{queue.size}}, {{queue.wait_seconds}},
-// {{queue.estimated_wait_seconds}}, filled in as each pass reaches it.
+// {{queue.estimated_wait_seconds}}, filled in as each pass reaches it. A `play`'s file is
+// fetched (URL policy, cached by URL) as the flows' play verb fetches it, before its step runs.
 import type { MediaOp } from '../../telephony/media-ops.ts';
 import type { WaitVerb } from '../calls/flows/verbs/enqueue.ts';
+import type { CachedAudio } from '../calls/flows/cached-audio.ts';
 
 export const WAIT_OP_PREFIX = 'queue:';
 
@@ -53,9 +55,25 @@ export function fillPlaceholders(text: string, facts: PlaceFacts): string {
   return text.replace(/\{\{\s*queue\.([a-z_]+)\s*\}\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
-/** The media operation of a wait verb, or `leave`. */
-export function waitOp(verb: WaitVerb, facts: PlaceFacts): MediaOp | 'leave' {
+/**
+ * What a play whose file could not be fetched is heard as: a pause, so a wait flow of nothing
+ * but such plays still takes time to loop (and asks for the file again next pass).
+ */
+export const UNFETCHED_PLAY_SECONDS = 5;
+
+/** A verb a wait_url may answer: what a wait flow may hold. */
+export function isWaitVerb(verb: object): verb is WaitVerb {
+  return 'say' in verb || 'play' in verb || 'pause' in verb || 'leave' in verb;
+}
+
+/** The media operation of a wait verb (a play's with its fetched file, null if it could not be fetched), or `leave`. */
+export function waitOp(verb: WaitVerb, facts: PlaceFacts, audio: CachedAudio | null): MediaOp | 'leave' {
   if ('leave' in verb) return 'leave';
   if ('pause' in verb) return { kind: 'silence', seconds: verb.pause.seconds };
+  if ('play' in verb) {
+    return audio
+      ? { kind: 'play', url: verb.play.url, path: audio.path, seconds: audio.seconds, loop: verb.play.loop ?? 1 }
+      : { kind: 'silence', seconds: UNFETCHED_PLAY_SECONDS };
+  }
   return { kind: 'speak', text: fillPlaceholders(verb.say.text, facts), voice: verb.say.voice, language: verb.say.language, loop: verb.say.loop ?? 1 };
 }

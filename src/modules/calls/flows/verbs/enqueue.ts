@@ -7,6 +7,7 @@ import { Type, type Static } from 'typebox';
 import { FlowUrl } from './common.ts';
 import { LeaveVerb } from './leave.ts';
 import { PauseVerb } from './pause.ts';
+import { PlayVerb } from './play.ts';
 import { SayVerb } from './say.ts';
 import { defineVerb, type FlowRuntime, type VerbStep } from './verb.ts';
 
@@ -21,6 +22,7 @@ export const QUEUE_LIMITS = {
 /** A verb of a wait flow: what a waiting caller hears, and `leave`. */
 export const WaitVerb = Type.Union([
   Type.Object({ say: SayVerb }, { additionalProperties: false, title: 'say' }),
+  Type.Object({ play: PlayVerb }, { additionalProperties: false, title: 'play' }),
   Type.Object({ pause: PauseVerb }, { additionalProperties: false, title: 'pause' }),
   Type.Object({ leave: LeaveVerb }, { additionalProperties: false, title: 'leave' }),
 ]);
@@ -29,7 +31,7 @@ export type WaitVerb = Static<typeof WaitVerb>;
 export const WaitFlow = Type.Array(WaitVerb, {
   minItems: 1,
   maxItems: QUEUE_LIMITS.waitVerbs,
-  description: 'What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say\'s text may hold '
+  description: 'What a waiting caller hears, looped until it is bridged or leaves: say, play, pause and leave. A say\'s text may hold '
     + '{{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.',
 });
 
@@ -81,6 +83,7 @@ export const enqueue = defineVerb({
   resultSchema: CallQueueSchema,
   postsResult: true,
   urls: (body) => [
+    ...waitFlowUrls(body.wait_flow),
     ...(body.wait_url !== undefined ? [{ path: 'wait_url', url: body.wait_url }] : []),
     ...(body.action_url !== undefined ? [{ path: 'action_url', url: body.action_url }] : []),
   ],
@@ -88,3 +91,8 @@ export const enqueue = defineVerb({
     await flow.queues().enqueue(step, body, opId);
   },
 });
+
+/** The audio URLs of a wait flow's plays, with their paths in it (the URL policy judges them when the flow is given). */
+export function waitFlowUrls(verbs: readonly WaitVerb[] | undefined): Array<{ path: string; url: string }> {
+  return (verbs ?? []).flatMap((verb, j) => ('play' in verb ? [{ path: `wait_flow[${j}].play.url`, url: verb.play.url }] : []));
+}

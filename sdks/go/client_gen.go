@@ -1784,9 +1784,11 @@ func (c *Client) EndConference(ctx context.Context, id string, opts ...RequestOp
 	return out, nil
 }
 
-// AnnounceToConference: Say something to every participant not on hold
+// AnnounceToConference: Say or play something to every participant not on hold
 //
 // POST /v1/conferences/{id}/announce
+//
+// Exactly one of `say` and `play`. A `play` URL is fetched first (a 16-bit PCM WAV, under the webhook URL policy, cached by URL); one that cannot be fetched or played is refused (400 validation_failed, field play.url). The conference recording, if any, holds the announcement too.
 //
 // Required scope: `calls:write`.
 func (c *Client) AnnounceToConference(ctx context.Context, id string, body *AnnounceToConferenceRequest, opts ...RequestOption) (*Conference, error) {

@@ -323,10 +323,20 @@ type AiKnowledgeReadyEventData struct {
 	Object KnowledgeDocument `json:"object"`
 }
 
-// AnnounceToConferenceRequest: What every participant not on hold hears now (and the recording).
+// AnnounceToConferenceRequest: What every participant not on hold hears now, and the conference recording: exactly one of say and play.
 type AnnounceToConferenceRequest struct {
 	// Speak text to the other party.
-	Say AnnounceToConferenceRequestSay `json:"say"`
+	Say *AnnounceToConferenceRequestSay `json:"say,omitempty"`
+	// Play an audio file.
+	Play *AnnounceToConferenceRequestPlay `json:"play,omitempty"`
+}
+
+// AnnounceToConferenceRequestPlay: Play an audio file.
+type AnnounceToConferenceRequestPlay struct {
+	// A 16-bit PCM WAV (any rate, at most 10 MiB), fetched with a GET under the webhook URL policy and cached by URL.
+	URL string `json:"url"`
+	// How many times to repeat it.
+	Loop *int64 `json:"loop,omitempty"`
 }
 
 // AnnounceToConferenceRequestSay: Speak text to the other party.
@@ -1654,7 +1664,7 @@ type CreateQueueRequest struct {
 	MaxSize *int64 `json:"max_size,omitempty"`
 	// A caller waiting this long leaves with `timeout` (an enqueue verb's own max_wait_seconds wins).
 	MaxWaitSeconds *int64 `json:"max_wait_seconds,omitempty"`
-	// What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
+	// What a waiting caller hears, looped until it is bridged or leaves: say, play, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
 	WaitFlow []any `json:"wait_flow,omitempty"`
 	// Answers the wait flow (a signed POST with the caller's `queue` position and wait), asked at the start of each pass.
 	WaitURL *string `json:"wait_url,omitempty"`

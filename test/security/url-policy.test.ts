@@ -55,6 +55,7 @@ const FIELDS: UrlField[] = [
   { op: 'PATCH /v1/queues/{id}', field: 'wait_url', request: (url, m, c) => ['PATCH', `/v1/queues/${c.queueId[m]}`, { wait_url: url }] },
   { op: 'POST /v1/queues', field: 'wait_flow[0].play.url', request: (url) => ['POST', '/v1/queues', { name: `q-${Math.random().toString(36).slice(2, 10)}`, wait_flow: [{ play: { url } }] }] },
   { op: 'PATCH /v1/queues/{id}', field: 'wait_flow[1].play.url', request: (url, m, c) => ['PATCH', `/v1/queues/${c.queueId[m]}`, { wait_url: null, wait_flow: [{ pause: { seconds: 1 } }, { play: { url } }] }] },
+  { op: 'POST /v1/calls', field: 'flow[0].conference.wait_url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ conference: { name: 'room', wait_url: url } }] }] },
   { op: 'POST /v1/calls', field: 'flow[0].enqueue.wait_flow[0].play.url', request: (url, m, c) => ['POST', '/v1/calls', { from: c.from[m], to: USER, flow: [{ enqueue: { queue: 'support', wait_flow: [{ play: { url } }] } }] }] },
   // Checked before the conference is looked up, as POST /v1/calls checks it: no conference is needed.
   { op: 'POST /v1/conferences/{id}/participants', field: 'webhook_url',

@@ -881,13 +881,15 @@ export class Switchboard {
   }
 
   /**
-   * Say something to every participant not on hold
+   * Say or play something to every participant not on hold
    *
    * `POST /v1/conferences/{id}/announce`
    *
+   * Exactly one of `say` and `play`. A `play` URL is fetched first (a 16-bit PCM WAV, under the webhook URL policy, cached by URL); one that cannot be fetched or played is refused (400 validation_failed, field play.url). The conference recording, if any, holds the announcement too.
+   *
    * Required scope: `calls:write`.
    */
-  announceToConference(id, body, options) {
+  announceToConference(id, body = {}, options) {
     return this.send({ method: 'POST', path: `/v1/conferences/${encodeURIComponent(id)}/announce`, body }, options);
   }
 

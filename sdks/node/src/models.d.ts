@@ -455,13 +455,31 @@ export interface AiKnowledgeReadyEventData {
 }
 
 /**
- * What every participant not on hold hears now (and the recording).
+ * What every participant not on hold hears now, and the conference recording: exactly one of say and play.
  */
 export interface AnnounceToConferenceRequest {
   /**
    * Speak text to the other party.
    */
-  say: AnnounceToConferenceRequestSay;
+  say?: AnnounceToConferenceRequestSay;
+  /**
+   * Play an audio file.
+   */
+  play?: AnnounceToConferenceRequestPlay;
+}
+
+/**
+ * Play an audio file.
+ */
+export interface AnnounceToConferenceRequestPlay {
+  /**
+   * A 16-bit PCM WAV (any rate, at most 10 MiB), fetched with a GET under the webhook URL policy and cached by URL.
+   */
+  url: string;
+  /**
+   * How many times to repeat it.
+   */
+  loop?: number;
 }
 
 /**
@@ -2210,7 +2228,7 @@ export interface CreateQueueRequest {
    */
   max_wait_seconds?: number;
   /**
-   * What a waiting caller hears, looped until it is bridged or leaves: say, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
+   * What a waiting caller hears, looped until it is bridged or leaves: say, play, pause and leave. A say's text may hold {{queue.position}} (1 is next), {{queue.size}}, {{queue.wait_seconds}} and {{queue.estimated_wait_seconds}}.
    */
   wait_flow?: Array<unknown>;
   /**

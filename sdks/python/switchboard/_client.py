@@ -723,14 +723,16 @@ class Switchboard(BaseClient):
         """
         return self._request("POST", f"/v1/conferences/{_path(id)}/end", None, None, ("model", "Conference"), request_options)
 
-    def announce_to_conference(self, id: str, *, say: "AnnounceToConferenceRequestSay", request_options: Optional[RequestOptions] = None) -> Conference:
-        """Say something to every participant not on hold
+    def announce_to_conference(self, id: str, *, say: Union["AnnounceToConferenceRequestSay", NotGiven] = NOT_GIVEN, play: Union["AnnounceToConferenceRequestPlay", NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Conference:
+        """Say or play something to every participant not on hold
 
         ``POST /v1/conferences/{id}/announce``
 
+        Exactly one of `say` and `play`. A `play` URL is fetched first (a 16-bit PCM WAV, under the webhook URL policy, cached by URL); one that cannot be fetched or played is refused (400 validation_failed, field play.url). The conference recording, if any, holds the announcement too.
+
         Required scope: `calls:write`.
         """
-        return self._request("POST", f"/v1/conferences/{_path(id)}/announce", None, {"say": say}, ("model", "Conference"), request_options)
+        return self._request("POST", f"/v1/conferences/{_path(id)}/announce", None, {"say": say, "play": play}, ("model", "Conference"), request_options)
 
     def list_conference_participants(self, id: str, *, limit: Union[int, NotGiven] = NOT_GIVEN, starting_after: Union[str, NotGiven] = NOT_GIVEN, status: Union[Literal["joined", "left"], NotGiven] = NOT_GIVEN, request_options: Optional[RequestOptions] = None) -> Page[ConferenceParticipant]:
         """List a conference's participants (present and past), newest call first

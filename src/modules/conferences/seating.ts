@@ -28,7 +28,7 @@ const OPEN_NAME_INDEX_PREDICATE = sql<boolean>`status <> 'completed'`;
 export type LeftReason = 'removed' | 'conference_ended' | 'flow_updated' | 'hangup';
 export type EndReason = 'last_left' | 'end_on_exit' | 'api';
 
-export class ConferenceSeating implements FlowConferences {
+export class ConferenceSeating implements Omit<FlowConferences, 'askWaitUrl'> {
   constructor(
     private readonly platform: Platform,
     private readonly events: EventEmitter,

@@ -57,8 +57,12 @@ export function validateFlow(document: unknown, root = 'flow'): FlowCheck {
     }
     const body = structuredClone((item as Record<string, unknown>)[name]);
     const check = checkerFor(name as VerbName);
-    if (check(body)) verbs.push({ [name]: body } as Verb);
-    else {
+    if (check(body)) {
+      const verb = { [name]: body } as Verb;
+      const conflicts = definitionOf(verb).def.conflicts?.(body as never) ?? [];
+      for (const { path, message, code } of conflicts) errors.push({ field: `${at}.${name}.${path}`, message, code });
+      if (conflicts.length === 0) verbs.push(verb);
+    } else {
       for (const e of fieldErrors(check.errors ?? [], 'body')) {
         errors.push({ ...e, field: e.field === '' ? `${at}.${name}` : `${at}.${name}.${e.field}`.replace(/\.(\d+)(?=\.|$)/g, '[$1]') });
       }

@@ -2,10 +2,13 @@
 // (per account and mode), and stay there until the participant is removed (DELETE
 // /v1/conferences/{id}/participants/{call_id}), the conference ends, or the call hangs up;
 // then the flow goes on with its next verb. Until a `start_on_enter` participant arrives,
-// everyone hears the wait audio. The conferences module owns the resource (FlowConferences);
-// the media port mixes (telephony/conference.ts says who hears whom).
+// everyone hears the wait audio: the verb's `wait_flow`, or what its `wait_url` answers (asked
+// by the conferences module when the participant starts waiting), or the hold tone. The
+// conferences module owns the resource (FlowConferences); the media port mixes
+// (telephony/conference.ts says who hears whom).
 import { Type } from 'typebox';
 import { closeEntry } from '../state.ts';
+import { FlowUrl } from './common.ts';
 import { Prompt, promptOp, promptUrl } from './gather.ts';
 import { defineVerb, plainResult } from './verb.ts';
 
@@ -19,6 +22,7 @@ export const ConferenceVerb = Type.Object({
   end_on_exit: Type.Optional(Type.Boolean({ default: false, description: 'The conference ends (every other participant goes on with its flow) when this participant leaves.' })),
   beep: Type.Optional(Type.Boolean({ default: true, description: 'The others hear a beep when this participant joins and leaves.' })),
   wait_flow: Type.Optional(Type.Array(Prompt, { minItems: 1, maxItems: 10, description: 'What this participant hears, looped, until the conference starts (say, play, pause); default: a hold tone.' })),
+  wait_url: Type.Optional(FlowUrl('Answers the wait flow instead (a signed POST with the `conference`: id, name, status, participant count), asked when the participant starts waiting; at most one of wait_flow and wait_url.')),
   max_participants: Type.Optional(Type.Integer({ minimum: 2, maximum: MAX_PARTICIPANTS, default: 10, description: 'Set by the participant that makes the conference; a participant beyond it is refused (the verb ends with reason full and the flow goes on).' })),
   record: Type.Optional(Type.Boolean({ default: false, description: 'Record the conference from its start to its end: one recording (source conference, conference_id set, one channel of what the room hears).' })),
   coach_call_id: Type.Optional(Type.String({ maxLength: 64, description: 'A coach (whisper): this participant is heard by that participant only (a call in the same conference).' })),
@@ -27,13 +31,19 @@ export const ConferenceVerb = Type.Object({
 export const conference = defineVerb({
   name: 'conference',
   schema: ConferenceVerb,
-  urls: (body) => (body.wait_flow ?? []).flatMap((p, j) => {
-    const url = promptUrl(p);
-    return url === null ? [] : [{ path: `wait_flow[${j}].play.url`, url }];
-  }),
+  urls: (body) => [
+    ...(body.wait_flow ?? []).flatMap((p, j) => {
+      const url = promptUrl(p);
+      return url === null ? [] : [{ path: `wait_flow[${j}].play.url`, url }];
+    }),
+    ...(body.wait_url !== undefined ? [{ path: 'wait_url', url: body.wait_url }] : []),
+  ],
+  conflicts: (body) => (body.wait_flow && body.wait_url
+    ? [{ path: 'wait_url', message: 'give at most one of wait_flow and wait_url.', code: 'not_allowed' as const }]
+    : []),
   audio: (body) => (body.wait_flow ?? []).flatMap((p) => promptUrl(p) ?? []),
   withoutAudio: 'run',
-  async run(flow, step, body) {
+  async run(flow, step, body, opId) {
     const { trx, call, state, log, clock } = step;
     const seat = await flow.conferences().join(trx, call, {
       name: body.name,
@@ -55,6 +65,7 @@ export const conference = defineVerb({
       closeEntry(log, clock.now().toISOString(), { conference_id: seat.conferenceId, reason: seat.refused });
       return flow.advance(trx, call, { ...state, op: null, pc: state.pc + 1 }, log, clock);
     }
+    if (body.wait_url && await flow.conferences().askWaitUrl(step, body.wait_url, opId)) return;
     await flow.runMedia(step);
   },
   op: (body, call, audio) => ({

@@ -45,6 +45,12 @@ export interface FlowConferences {
   seatedIn(trx: Trx, callId: string): Promise<string | null>;
   /** The call left its conference (its verb was interrupted, or it hung up); nothing if it was not seated. */
   leave(trx: Trx, call: CallRow, reason: 'removed' | 'flow_updated' | 'hangup', clock: Clock): Promise<void>;
+  /**
+   * The seated call's conference waits, and the verb's `wait_url` answers its wait flow: the
+   * flow waits on `opId` while the URL is asked, then the verb's operation runs with the
+   * answer as its wait flow. False (nothing done) when the conference does not wait.
+   */
+  askWaitUrl(step: VerbStep, url: string, opId: string): Promise<boolean>;
 }
 
 /** How a call takes its seat (the conference verb's fields). */
@@ -137,6 +143,8 @@ export interface VerbDefinition<Name extends string = string, Schema extends TOb
   run?(flow: FlowRuntime, step: VerbStep, body: Static<Schema>, opId: string): Promise<void>;
   /** A verb that waits on a webhook of its own (`reason` its name): its log entry once the webhook answered. */
   answered?(pending: PendingFetch, answer: { statusCode: number | null; ok: boolean }): Record<string, unknown>;
+  /** Errors between its fields that its schema cannot say (at most one of two), by path inside the verb. */
+  conflicts?(body: Static<Schema>): VerbFieldError[];
   /** Once, when the interpreter starts: listeners the verb needs (a transfer hears its call's transfers settle). */
   install?(flow: FlowRuntime): void;
 }

@@ -27,7 +27,8 @@ after(async () => {
   await store?.drop();
 });
 
-test('a server SIGKILLed with streams up: the next process stops them (node_lost) once, and the held flow goes on', { timeout: 240_000 }, async () => {
+// Three processes start here (an account, two servers): on a loaded machine each takes tens of seconds.
+test('a server SIGKILLed with streams up: the next process stops them (node_lost) once, and the held flow goes on', { timeout: 420_000 }, async () => {
   store = await createTestStore();
   const postgres = store.databaseUrl !== undefined;
   const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY, DATABASE_URL: store.databaseUrl };

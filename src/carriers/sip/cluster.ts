@@ -24,7 +24,13 @@ export class Cluster {
   readonly commands: NodeCommands;
   private lease: NodeLease | undefined;
 
-  constructor(private readonly platform: Platform, private readonly records: CallRecords, private readonly leaseSeconds: number) {
+  constructor(
+    private readonly platform: Platform,
+    private readonly records: CallRecords,
+    private readonly leaseSeconds: number,
+    /** Told after a dead node's calls ended: what else it held (media streams' sockets) is gone too. */
+    private readonly nodeLost: (nodeId: string) => Promise<void>,
+  ) {
     this.commands = new NodeCommands(platform, this.nodeId);
   }
 
@@ -123,5 +129,6 @@ export class Cluster {
       });
     }
     await inTransaction(this.platform.database.db, (trx) => this.commands.release(trx, nodeId));
+    await this.nodeLost(nodeId);
   }
 }

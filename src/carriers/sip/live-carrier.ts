@@ -73,7 +73,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.speech = speechServices(speechSection, (err, detail) => platform.log.warn({ err }, detail));
     this.counters = new MediaCounters(platform.log);
     const records = new CallRecords(platform.database.db, store, () => listeners.signals());
-    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds);
+    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds, (nodeId) => listeners.streams().nodeLost(nodeId));
     const { stack } = this;
     this.legs = new Legs({ stack, records, counters: this.counters, mediaDir: this.mediaDir, hungUp: (callId) => this.media.hungUp(callId) });
     this.transfers = new Transfers({ platform, settings, stack, legs: this.legs, records });

@@ -10,13 +10,13 @@
 // survivor (node-lease.ts), and its commands go with them.
 //
 // On SQLite one process is the deployment: every call is this node's, nothing is sent.
-import { sql } from 'kysely';
 import pg from 'pg';
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
 import type { MediaOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import type { ConferenceMix } from '../../telephony/conference.ts';
+import { NODE_WAKE_CHANNEL } from '../../jobs/queue.ts';
 
 /** What another node asks of the owner of a call; each is a VoiceCarrier or MediaPort method, carried out there. */
 export type CallCommand =
@@ -59,8 +59,8 @@ export function talkSecondsFromAnswer(call: Pick<CallRef, 'answered_at'>, nowMs:
 
 export const COMMAND_JOB = 'sip.command';
 export const CONFERENCE_JOB = 'sip.conference';
-/** One channel for every node; the payload names the node to wake. */
-const WAKE_CHANNEL = 'switchboard_nodes';
+/** One channel for every node (the job queue notifies it when a job is given to a node); the payload names the node to wake. */
+const WAKE_CHANNEL = NODE_WAKE_CHANNEL;
 const RELISTEN_MS = 2000;
 
 export class NodeCommands {
@@ -101,14 +101,13 @@ export class NodeCommands {
   /** Sends `command` to the node that holds `call`, committed with `trx`. */
   async send(trx: Trx, call: CallRef, command: CallCommand): Promise<void> {
     const node = call.node as string;
+    // Enqueued for `node`, the job also wakes it (NOTIFY) when the transaction commits.
     await this.platform.jobs.enqueue(trx, COMMAND_JOB, { callId: call.id, command } satisfies CommandPayload, { node, maxAttempts: 5 });
-    await sql`select pg_notify(${WAKE_CHANNEL}, ${node})`.execute(trx);
   }
 
   /** Sends `message` to `node`, the home of its conference, committed with `trx` (the same way as a call's command). */
   async tell(trx: Trx, node: string, conferenceId: string, message: ConferenceMessage): Promise<void> {
     await this.platform.jobs.enqueue(trx, CONFERENCE_JOB, { conferenceId, message } satisfies ConferencePayload, { node, maxAttempts: 5 });
-    await sql`select pg_notify(${WAKE_CHANNEL}, ${node})`.execute(trx);
   }
 
   /**

@@ -29,6 +29,7 @@ export const conferencesModule: SwitchboardModule = {
       join: (trx, call, seat, clock) => seating.join(trx, call, seat, clock),
       seatedIn: (trx, callId) => seating.seatedIn(trx, callId),
       leave: (trx, call, reason, clock) => seating.leave(trx, call, reason, clock),
+      homeOf: (trx, conferenceId) => seating.homeOf(trx, conferenceId),
       askWaitUrl: (step, url, opId) => waitUrls.start(step, url, opId),
     });
     // A participant that hangs up leaves its conference (which may end it).

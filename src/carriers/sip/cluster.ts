@@ -84,6 +84,10 @@ export class Cluster {
           return target.media.pauseCapture(trx, row, command.recordingId);
         case 'stop_capture':
           return target.media.stopCapture(trx, row, command.recordingId);
+        case 'start_stream':
+          return target.media.streams.start(trx, row, command.order);
+        case 'stop_stream':
+          return target.media.streams.stop(trx, row, command.streamId, command.reason);
       }
     });
   }

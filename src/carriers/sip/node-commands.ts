@@ -16,6 +16,7 @@ import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
 import type { MediaOp, RecordingFormat } from '../../telephony/media-ops.ts';
+import type { StreamOrder, StreamStopReason } from '../../telephony/media-streams.ts';
 
 /** What another node asks of the owner of a call; each is a VoiceCarrier or MediaPort method, carried out there. */
 export type CallCommand =
@@ -26,7 +27,9 @@ export type CallCommand =
   | { kind: 'dtmf'; digits: string }
   | { kind: 'start_capture'; recordingId: string; format: RecordingFormat }
   | { kind: 'pause_capture'; recordingId: string }
-  | { kind: 'stop_capture'; recordingId: string };
+  | { kind: 'stop_capture'; recordingId: string }
+  | { kind: 'start_stream'; order: StreamOrder }
+  | { kind: 'stop_stream'; streamId: string; reason: StreamStopReason };
 
 export interface CommandPayload {
   callId: string;

@@ -60,6 +60,11 @@ export class LegStream {
     return this.over;
   }
 
+  /** Samples of the app's audio waiting to be played. */
+  get queued(): number {
+    return this.queuedSamples;
+  }
+
   /** The frame the leg took in this tick (the far end, decoded once). */
   inbound(pcm: Int16Array): void {
     if (this.opened && !this.over && this.sends.inbound) this.media('inbound', pcm);

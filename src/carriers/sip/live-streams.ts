@@ -10,12 +10,18 @@ import type { CallRef } from '../../telephony/call-ref.ts';
 import type { StreamOrder, StreamStopReason } from '../../telephony/media-streams.ts';
 import type { MediaStreamPort, StreamEvents } from '../media-streams.ts';
 import type { MediaEvent, WorkerStreamOrder } from '../rtp/protocol.ts';
-import type { OtherNodes } from './live-media.ts';
+import type { CallCommand } from './node-commands.ts';
 
 /** What the port needs of the media engine: a leg's streams, run in its worker. */
 export interface StreamLegs {
   startStream(callId: string, order: WorkerStreamOrder): Promise<void>;
   stopStream(callId: string, streamId: string, reason: StreamStopReason): Promise<void>;
+}
+
+/** Where calls held by other nodes are ordered (live-media.ts OtherNodes). */
+interface OtherNodes {
+  elsewhere(call: CallRef): boolean;
+  send(trx: Trx, call: CallRef, command: CallCommand): Promise<void>;
 }
 
 export interface LiveStreamOptions {

@@ -5,7 +5,7 @@
 // enterprise plan) with BENCH_STREAMS_PEERS SIPp trunks (default 8; bench/sip.ts says why
 // several) that answer and echo every RTP packet. Each call runs the flow
 // [{ stream: { bidirectional: true } }]: the stream holds the call until the app sends `stop`,
-// then the flow runs out and we hang up. The app (a `ws` server in this process's main thread)
+// then the flow runs out and we hang up. The app (a `ws` server on its own thread, lib/stream-echo.mjs)
 // answers every inbound media frame with its payload, so 50 frames a second flow each way per
 // stream, and after every 25th echoed frame it sends a `mark` named with the time it sent it.
 // For each step N (BENCH_STREAMS_STEPS, default 25,50,100) it measures a window of
@@ -24,8 +24,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { WebSocketServer } from 'ws';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import type { LiveSipCarrier } from '../src/carriers/sip/live-carrier.ts';
 import { freshDataDir } from './lib/spawn.ts';
 import { startLiveBenchServer } from './lib/live-server.ts';
@@ -59,56 +58,44 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-/** The echo app: what it measured, per step (the bench resets it). */
+/** The echo app (lib/stream-echo.mjs) on its own thread, and what it measured. */
 class EchoApp {
-  readonly wss: WebSocketServer;
+  private readonly worker = new Worker(new URL('./lib/stream-echo.mjs', import.meta.url));
   started = 0;
-  measuring = false;
-  markTrips: number[] = [];
-  lateness: number[] = [];
-  private readonly sockets = new Set<import('ws').WebSocket>();
+  port = 0;
+  private reported: ((r: { markTrips: number[]; lateness: number[] }) => void) | undefined;
 
-  constructor() {
-    this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
-    this.wss.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-      let echoed = 0;
-      let base = Infinity;
-      const seen: number[] = [];
-      socket.on('message', (data) => {
-        const frame = JSON.parse(data.toString());
-        const now = performance.now();
-        if (frame.event === 'start') this.started++;
-        else if (frame.event === 'media') {
-          const offset = now - frame.media.timestamp;
-          if (offset < base) base = offset;
-          if (this.measuring) seen.push(offset);
-          socket.send(JSON.stringify({ event: 'media', media: { payload: frame.media.payload } }));
-          if (++echoed % 25 === 0) socket.send(JSON.stringify({ event: 'mark', mark: { name: String(performance.now()) } }));
-        } else if (frame.event === 'mark' && this.measuring) {
-          this.markTrips.push(now - Number(frame.mark.name));
-        }
-      });
-      socket.once('close', () => {
-        for (const offset of seen) this.lateness.push(offset - base);
-      });
+  async listening(): Promise<void> {
+    this.worker.on('message', (m: { kind: string; port?: number; markTrips?: number[]; lateness?: number[] }) => {
+      if (m.kind === 'started') this.started++;
+      else if (m.kind === 'report') this.reported?.({ markTrips: m.markTrips!, lateness: m.lateness! });
     });
+    this.port = await new Promise<number>((resolve) => this.worker.once('message', (m: { port: number }) => resolve(m.port)));
   }
 
   get url(): string {
-    return `ws://127.0.0.1:${(this.wss.address() as AddressInfo).port}/echo`;
+    return `ws://127.0.0.1:${this.port}/echo`;
+  }
+
+  measure(on: boolean): void {
+    this.worker.postMessage({ kind: 'measure', on });
   }
 
   /** Sends `stop` on every open stream: their flows run out and the calls end. */
   stopAll(): void {
-    for (const socket of this.sockets) socket.send(JSON.stringify({ event: 'stop' }));
+    this.worker.postMessage({ kind: 'stop' });
   }
 
-  reset(): void {
-    this.started = 0;
-    this.markTrips = [];
-    this.lateness = [];
+  /** What it measured since the last report (lateness: of streams closed since). */
+  report(): Promise<{ markTrips: number[]; lateness: number[] }> {
+    return new Promise((resolve) => {
+      this.reported = resolve;
+      this.worker.postMessage({ kind: 'report' });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
   }
 }
 
@@ -132,7 +119,7 @@ async function main(): Promise<void> {
   const carrier = server.built.services.voiceCarriers.forMode('live') as unknown as LiveSipCarrier;
   const auth = { authorization: `Bearer ${created.keys.live}`, 'content-type': 'application/json' };
   const app = new EchoApp();
-  await new Promise((resolve) => app.wss.once('listening', resolve));
+  await app.listening();
   const workers = (await carrier.mediaEngineStats()).workers;
   console.log(`bench:streams  ${workers} media worker(s); N live calls against ${PEERS} SIPp peers (answer, echo RTP), each with a bidirectional µ-law stream to an echo app; ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; window ${WINDOW} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log('     N  streams  WS→RTP p50/p99 (mark trip)  RTP→WS p50/p99 (lateness)  dropped  CPU/stream  media CPU/stream  completed');
@@ -146,7 +133,7 @@ async function main(): Promise<void> {
     ].join(' '));
   }
   console.log(`  load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  app.wss.close();
+  await app.close();
   await server.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -157,7 +144,7 @@ async function step(n: number, ctx: StepContext) {
   const peers = ctx.trunkPorts.map((port, j) => ({ port, calls: Math.floor(n / PEERS) + (j < n % PEERS ? 1 : 0) })).filter((p) => p.calls > 0);
   const sipps = peers.map((peer, j) => startSipp(peer.calls, peer.port, SIPP_MEDIA_BASE + 4 * j));
   for (const peer of peers) await waitForListener(peer.port, 'udp');
-  ctx.app.reset();
+  ctx.app.started = 0;
   const flow = [{ stream: { url: ctx.app.url, bidirectional: true, track: 'inbound', format: 'mulaw_8000' } }];
   const placed = await Promise.all(Array.from({ length: n }, async (_, i) => {
     const res = await fetch(`${ctx.url}/v1/calls`, { method: 'POST', headers: ctx.auth, body: JSON.stringify({ from: fromOf(i % PEERS), to: `+1415555${String(1000 + i).padStart(4, '0')}`, flow, time_limit: 300 }) });
@@ -169,10 +156,10 @@ async function step(n: number, ctx: StepContext) {
   await sleep(1000); // every stream's clock under way before measuring
   const cpu0 = ownCpuMs();
   const engine0 = await ctx.carrier.mediaEngineStats();
-  ctx.app.measuring = true;
+  ctx.app.measure(true);
   const t0 = performance.now();
   await sleep(WINDOW * 1000);
-  ctx.app.measuring = false;
+  ctx.app.measure(false);
   const seconds = (performance.now() - t0) / 1000;
   const engine = await ctx.carrier.mediaEngineStats();
   const streams = Math.max(1, ctx.app.started);
@@ -183,8 +170,13 @@ async function step(n: number, ctx: StepContext) {
   await until(async () => (await ctx.carrier.mediaEngineStats()).sessions === 0, 90);
   await Promise.all(sipps.map(async (sipp) => {
     const code = await Promise.race([sipp.exited, sleep(30_000).then(() => null)]);
-    if (code === null) sipp.child.kill('SIGKILL');
+    if (code === null) {
+      // A peer that lost calls under load: killed, and gone before the next step binds its port.
+      sipp.child.kill('SIGKILL');
+      await sipp.exited;
+    }
   }));
+  const measured = await ctx.app.report();
   let dropped = 0;
   let completed = 0;
   for (const id of ids) {
@@ -195,8 +187,8 @@ async function step(n: number, ctx: StepContext) {
   }
   return {
     started, completed, dropped, cpuPct, mediaCpuPct,
-    wsToRtp: [percentile(ctx.app.markTrips, 50), percentile(ctx.app.markTrips, 99)] as const,
-    rtpToWs: [percentile(ctx.app.lateness, 50), percentile(ctx.app.lateness, 99)] as const,
+    wsToRtp: [percentile(measured.markTrips, 50), percentile(measured.markTrips, 99)] as const,
+    rtpToWs: [percentile(measured.lateness, 50), percentile(measured.lateness, 99)] as const,
   };
 }
 

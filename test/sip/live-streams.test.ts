@@ -25,6 +25,8 @@ const INBOUND = '+14155550145';
 let lv: LiveVoice;
 let trunkPort: number;
 let server: StreamServer;
+/** Three seconds of 20 ms frames: what the echo app sends back. */
+const ECHO_FRAMES = 150;
 
 before(async () => {
   if (!hasSipp) return;
@@ -34,11 +36,15 @@ before(async () => {
     trunks: [`{ name: sipp, host: 127.0.0.1, port: ${trunkPort}, inbound_sources: [127.0.0.1/32], codecs: [PCMA, PCMU] }`],
     numbers: { [FROM]: 'sipp', [INBOUND]: 'sipp' },
   });
-  // The customer's server; an app that echoes answers each inbound media frame with its payload.
+  // The customer's server. The echo app collects the first three seconds it hears and sends them
+  // back in one message (any length is queued and paced at 20 ms), then a mark.
   server = await startStreamServer((connection, frame) => {
-    if (connection.path.includes('echo') && frame.event === 'media' && frame.media.track === 'inbound') {
-      connection.send({ event: 'media', stream_id: frame.stream_id, media: { payload: frame.media.payload } });
-    }
+    if (!connection.path.includes('echo') || frame.event !== 'media' || frame.media.track !== 'inbound') return;
+    const heard = mediaOf(connection.frames, 'inbound');
+    if (heard.length !== ECHO_FRAMES) return;
+    const payload = Buffer.concat(heard.map((f) => Buffer.from(f.media.payload, 'base64'))).toString('base64');
+    connection.send({ event: 'media', stream_id: frame.stream_id, media: { payload } });
+    connection.send({ event: 'mark', stream_id: frame.stream_id, mark: { name: 'echoed' } });
   });
 });
 
@@ -131,7 +137,7 @@ describe('media streams on live calls (SIPp)', { skip: !hasSipp }, () => {
     assert.deepEqual([stopped.data.object.reason, stopped.data.object.dropped_frames], ['call_ended', 0]);
   });
 
-  test('a bidirectional stream whose app echoes: the caller hears the echo (the recording holds SIPp\'s audio on our side), and a mark comes back once its audio played', async () => {
+  test('a bidirectional stream whose app echoes: the caller hears the echo (the recording holds it on our side), and the mark comes back once it has played', async () => {
     const sipp = await runSipp({ scenario: 'uas-answer-play.xml', port: trunkPort });
     const count = server.connections.length;
     const callId = await place({ record: true, flow: [{ pause: { seconds: 30 } }] });
@@ -140,20 +146,23 @@ describe('media streams on live calls (SIPp)', { skip: !hasSipp }, () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'connecting');
     const connection = await server.connection(count);
-    await connection.waitFor((f) => mediaOf(f, 'inbound').length >= 100, '2 s of media');
-    connection.send({ event: 'mark', mark: { name: 'two-seconds' } });
-    const [mark] = (await connection.waitFor((f) => f.some((x) => x.event === 'mark'), 'the mark')).filter((f) => f.event === 'mark');
-    assert.deepEqual(mark.mark, { name: 'two-seconds' });
     const frames = await connection.waitFor((f) => f.some((x) => x.event === 'stop'), 'stop', 40_000);
     assert.equal((await sipp.done).code, 0);
-    assert.ok(frames.findIndex((f) => f.event === 'mark') > frames.findIndex((f) => f.event === 'media' && f.media.chunk === 100), 'the mark after the audio sent before it');
+    const marks = frames.filter((f) => f.event === 'mark');
+    assert.deepEqual(marks.map((f) => f.mark), [{ name: 'echoed' }], 'the mark came back, once, not cleared');
+    // The mark waits for the three seconds queued before it: the call sent that many more frames first.
+    const echoSent = frames.indexOf(mediaOf(frames, 'inbound')[ECHO_FRAMES - 1]);
+    const framesBetween = mediaOf(frames.slice(echoSent, frames.indexOf(marks[0])), 'inbound').length;
+    assert.ok(framesBetween >= ECHO_FRAMES - 2, `${framesBetween} frames went by before the mark`);
 
-    // Outbound call: our side (what the caller hears) is channel 0. The echo of SIPp's capture is there.
+    // What the app heard is SIPp's audio; what it sent back is on our side of the recording
+    // (outbound call: channel 0), whole and in shape.
+    const heard = mulaw(mediaOf(frames, 'inbound').slice(0, ECHO_FRAMES));
+    const source = matchAudio(heard.subarray(8000), sippAudio(), 4 * 8000);
+    assert.ok(source.correlation > 0.95, `the app heard SIPp: correlation ${source.correlation}`);
     const wav = await lv.recordingOf(callId);
-    const { correlation, lag } = matchAudio(sippAudio().subarray(2 * 8000, 6 * 8000), wav.samples[0]!, 3 * 8000);
-    assert.ok(correlation > 0.95, `our side of the recording vs SIPp's audio (the echo): correlation ${correlation} at lag ${lag}`);
-    const heard = mulaw(mediaOf(frames, 'inbound'));
-    assert.ok(matchAudio(sippAudio().subarray(2 * 8000, 6 * 8000), heard).correlation > 0.95, 'the app heard SIPp');
+    const { correlation, lag } = matchAudio(heard, wav.samples[0]!, wav.samples[0]!.length);
+    assert.ok(correlation > 0.95, `our side of the recording vs the echo the app sent: correlation ${correlation} at lag ${lag}`);
     const stopped = await lv.receiver.waitForEvent('call.stream.stopped', res.body.id);
     assert.equal(stopped.data.object.reason, 'call_ended');
   });

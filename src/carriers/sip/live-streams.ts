@@ -4,7 +4,8 @@
 // and sends and takes the audio there, so no audio crosses to this thread. This port only
 // orders streams started and stopped, after the ordering transaction commits, and hands the
 // worker's lifecycle reports (started, ended with the frames dropped, failed) to the streams
-// module. A call held by another node is ordered through that node (node-commands.ts).
+// module. A stream of a call held by another node is started there (node-commands.ts); the
+// streams module sends its stop to that node itself (the stream's `node`).
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
 import type { StreamOrder, StreamStopReason } from '../../telephony/media-streams.ts';
@@ -49,8 +50,8 @@ export class LiveStreams implements MediaStreamPort {
     });
   }
 
+  /** The streams module sends a stop to the node holding the stream (its `node`), so it is carried out here. */
   async stop(trx: Trx, call: CallRef, streamId: string, reason: StreamStopReason): Promise<void> {
-    if (this.nodes?.elsewhere(call)) return this.nodes.send(trx, call, { kind: 'stop_stream', streamId, reason });
     trx.afterCommit(() => {
       this.legs.stopStream(call.id, streamId, reason).catch((err: Error) => this.options.log(err, streamId));
     });

@@ -12,6 +12,8 @@ export interface StreamEvents {
   started(callId: string, streamId: string): Promise<void>;
   ended(callId: string, streamId: string, end: StreamEnd): Promise<void>;
   failed(callId: string, streamId: string, failure: StreamFailure): Promise<void>;
+  /** Media node `nodeId` died (its lease ran out): the streams whose sockets it held are over. */
+  nodeLost(nodeId: string): Promise<void>;
 }
 
 export interface MediaStreamPort {

@@ -3,10 +3,11 @@
 // lease (PostgreSQL: FOR UPDATE SKIP LOCKED, so several nodes share the work), retried with
 // backoff, and survive restarts. A finished job is deleted; a job that exhausts its
 // attempts stays as `failed` for inspection. A job may belong to one media node (`node`):
-// only that node claims it, the others pass it over.
+// only that node claims it, the others pass it over, and on PostgreSQL a NOTIFY at the commit
+// wakes that node's worker at once (the node listens: carriers/sip/node-commands.ts).
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/db.ts';
 import type { Tables } from '../store/tables.ts';
 import type { JobRow } from '../store/platform-tables.ts';
@@ -52,6 +53,9 @@ interface Registered {
   backoffSeconds: (attempt: number) => number;
 }
 
+/** The channel a job given to a node wakes that node on (the payload is the node's id). */
+export const NODE_WAKE_CHANNEL = 'switchboard_nodes';
+
 const EXPIRED_SCAN_MS = 1000;
 const defaultBackoff = (attempt: number) => Math.min(3600, 2 ** attempt);
 
@@ -85,6 +89,11 @@ export class JobQueue {
     this.node = nodeId;
   }
 
+  /** The media node this process serves (set by serveNode); null: none (SQLite, or no live carrier). */
+  get servedNode(): string | null {
+    return this.node;
+  }
+
   register<P>(kind: string, handler: JobHandler<P>, opts: JobKindOptions = {}): void {
     if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
     this.kinds.set(kind, {
@@ -99,6 +108,8 @@ export class JobQueue {
     const id = newId('job');
     await insertJob(trx, this.row(id, kind, payload, opts));
     if (!opts.delaySeconds) trx.afterCommit(() => this.notify());
+    // Delivered at the commit: the node need not wait for its next poll (the poll is the durable path).
+    if (opts.node && !opts.delaySeconds && this.database.engine === 'postgres') await sql`select pg_notify(${NODE_WAKE_CHANNEL}, ${opts.node})`.execute(trx);
     return id;
   }
 

@@ -10,8 +10,13 @@ export type StreamTrack = (typeof STREAM_TRACKS)[number];
 export const STREAM_FORMATS = ['mulaw_8000', 'l16_8000', 'l16_16000'] as const;
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
 
-/** Why a stream stopped: the app sent `stop`, the server closed the socket, the call ended, or it was stopped (API or flow). */
-export const STREAM_STOP_REASONS = ['completed', 'remote_closed', 'call_ended', 'stopped'] as const;
+/**
+ * Why a stream stopped: the app sent `stop`, the server closed the socket, the call ended, it
+ * was stopped (API or flow), or the Switchboard node holding its socket stopped (a crash, a
+ * restart) while the call went on. Media ports report the first four; `node_lost` is the
+ * streams module's finding.
+ */
+export const STREAM_STOP_REASONS = ['completed', 'remote_closed', 'call_ended', 'stopped', 'node_lost'] as const;
 export type StreamStopReason = (typeof STREAM_STOP_REASONS)[number];
 
 /** Why a stream never started. */

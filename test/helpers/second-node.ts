@@ -75,3 +75,19 @@ export async function startSecondNode(options: { databaseUrl: string | undefined
   node.kill();
   throw new Error(`the second node was not ready within 180 s:\n${log}`);
 }
+
+/**
+ * Calls one node's API (`node()` is read at each call, so a test may swap in a restarted node)
+ * with `key`; a status other than 200 fails the test with the answer.
+ */
+export function nodeApi(node: () => { url: string }, key: string) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${node().url}${path}`, {
+      method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${method} ${path} on ${node().url}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}

@@ -1128,7 +1128,7 @@ export class Switchboard {
    *
    * `POST /v1/calls/{id}/streams/{stream_id}/stop`
    *
-   * The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes. A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.
+   * The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes (on the node that holds it, when that is another one). A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.
    *
    * Required scope: `calls:write`.
    */

@@ -17,6 +17,8 @@ export const streamsModule: SwitchboardModule = {
     const streams = new StreamService(platform, events, services.calls, carriers.voice, secrets, services.flowInterpreter.runtime);
     wiring.flow.streams.fill(streams);
     wiring.streamEvents.fill(streams);
+    // Streams a crashed or restarted process left open end before this one serves (docs/media-streams.md).
+    app.addHook('onReady', () => streams.endOrphans());
     app.addHook('onClose', async () => {
       for (const carrier of carriers.voice.all()) await carrier.media.streams?.close();
     });

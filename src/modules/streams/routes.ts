@@ -34,7 +34,8 @@ export function streamRoutes(app: App, streams: StreamService): void {
     config: { scope: 'calls:write' },
     schema: {
       operationId: 'stopCallStream', tags, summary: 'Stop a media stream', params: StreamParams,
-      description: 'The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes. '
+      description: 'The stream is stopped at once (call.stream.stopped, reason stopped) and answers with status stopped; the server then gets a stop frame and the socket closes '
+        + '(on the node that holds it, when that is another one). '
         + 'A flow held by the stream goes on. A stream already stopped or failed is returned unchanged.',
       response: { 200: Stream, ...problemResponses('not_found') },
     },

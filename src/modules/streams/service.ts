@@ -7,6 +7,12 @@
 // handshakeContent), and the port is told. The port reports started, then ended (with the frames it
 // dropped), or failed; a stream that held a flow then lets it go on. A call that ends stops
 // its streams (call_ended).
+//
+// A stream's socket lives in one process: the node holding the call's media (a live call), or
+// the node that connected it (the sandbox), recorded as the stream's `node`. A stop asked of
+// another node is a job given to that node (the job queue wakes it, as for every command to a
+// media node); a stream whose node died, or a server process that restarted, ends
+// (`node_lost`, or `call_ended` if the call is over) so it never stays open (docs/media-streams.md).
 import type { Platform } from '../../platform/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
@@ -16,7 +22,7 @@ import { Problem, notFound } from '../../platform/problems.ts';
 import { fetchPage, type PageInput } from '../../platform/pagination.ts';
 import type { SecretBox } from '../../platform/secret-box.ts';
 import type { MediaStreamPort, StreamEvents, VoiceCarriers } from '../../carriers/index.ts';
-import type { StreamEnd, StreamFailure, StreamFormat, StreamOrder, StreamTrack } from '../../telephony/media-streams.ts';
+import type { StreamEnd, StreamFailure, StreamFormat, StreamOrder, StreamStopReason, StreamTrack } from '../../telephony/media-streams.ts';
 import type { CallRow } from '../calls/tables.ts';
 import type { CallService, Caller } from '../calls/service.ts';
 import { isFinal } from '../calls/states.ts';
@@ -37,6 +43,14 @@ import type { StreamRow } from './tables.ts';
  */
 export function handshakeContent(streamId: string, url: string): string {
   return JSON.stringify({ stream_id: streamId, url });
+}
+
+/** A stop for the node that holds the stream's socket. */
+const STOP_JOB = 'streams.stop';
+interface StopOrder {
+  callId: string;
+  streamId: string;
+  reason: StreamStopReason;
 }
 
 export interface StreamRequest {
@@ -61,6 +75,7 @@ export class StreamService implements StreamEvents, FlowStreams {
     calls.onTransition(async (trx, call, from) => {
       if (from === 'in_progress' && isFinal(call.status)) await this.callEnded(trx, call);
     });
+    platform.jobs.register<StopOrder>(STOP_JOB, (order) => this.stopHere(order), { maxAttempts: 5, backoffSeconds: (n) => n });
   }
 
   readonly present = presentStream;
@@ -105,7 +120,7 @@ export class StreamService implements StreamEvents, FlowStreams {
       const row = await this.lock(trx, streamId);
       if (!row || row.call_id !== call.id) throw notFound('stream', streamId);
       if (!OPEN_STATUSES.includes(row.status)) return this.present(row);
-      await this.port(call)?.stop(trx, call, row.id, 'stopped');
+      await this.stopSocket(trx, call, row, 'stopped');
       const next = await this.move(trx, call, row, 'stopped', { reason: 'stopped' });
       await this.release(trx, call, next);
       return this.present(next);
@@ -114,6 +129,71 @@ export class StreamService implements StreamEvents, FlowStreams {
 
   private port(call: CallRow): MediaStreamPort | undefined {
     return this.carriers.named(call.carrier).media.streams;
+  }
+
+  /** This process's media node; null on a single-node deployment. */
+  private get here(): string | null {
+    return this.platform.jobs.servedNode;
+  }
+
+  /** The node whose process will hold a stream's socket: the live call's media node, else this one. */
+  private holderOf(call: CallRow): string | null {
+    return this.carriers.named(call.carrier).ownerOf?.(call)?.node ?? this.here;
+  }
+
+  /** The port closes the socket with a `stop` frame: here, or on the node that holds it (a job given to that node). */
+  private async stopSocket(trx: Trx, call: CallRow, stream: StreamRow, reason: StreamStopReason): Promise<void> {
+    if (stream.node && stream.node !== this.here) {
+      await this.platform.jobs.enqueue(trx, STOP_JOB, { callId: call.id, streamId: stream.id, reason } satisfies StopOrder, { node: stream.node, maxAttempts: 5 });
+      return;
+    }
+    await this.port(call)?.stop(trx, call, stream.id, reason);
+  }
+
+  /**
+   * A stop sent to this node. A job given to a node that died goes to whichever node claims it
+   * first: that node finds the stream held elsewhere, its socket gone with the dead node.
+   */
+  private async stopHere(order: StopOrder): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
+      const { call, stream } = await this.lockBoth(trx, order.callId, order.streamId);
+      if (!call || !stream) return;
+      if (stream.node === this.here) await this.port(call)?.stop(trx, call, stream.id, order.reason);
+      else if (OPEN_STATUSES.includes(stream.status)) await this.lost(trx, call, stream);
+    });
+  }
+
+  /** Media node `nodeId` died (its lease ran out): the streams it held are over. */
+  async nodeLost(nodeId: string): Promise<void> {
+    await this.endOpen(this.db.selectFrom('call_streams').select(['id', 'call_id']).where('node', '=', nodeId).where('status', 'in', [...OPEN_STATUSES]).execute(), nodeId);
+  }
+
+  /**
+   * At start: streams left open by a process with no media node (a single-node deployment:
+   * SQLite, or a PostgreSQL process with no live carrier) had their sockets in a process that
+   * is gone (crashed or restarted). A media node's own previous life is a dead node (nodeLost).
+   */
+  async endOrphans(): Promise<void> {
+    if (this.here !== null) return;
+    await this.endOpen(this.db.selectFrom('call_streams').select(['id', 'call_id']).where('node', 'is', null).where('status', 'in', [...OPEN_STATUSES]).execute(), null);
+  }
+
+  private async endOpen(found: Promise<Array<{ id: string; call_id: string }>>, node: string | null): Promise<void> {
+    const open = await found;
+    if (open.length) this.platform.log.warn({ node, streams: open.length }, 'media streams whose sockets were in a process that is gone: ending them');
+    for (const { id, call_id: callId } of open) {
+      await inTransaction(this.db, async (trx) => {
+        const { call, stream } = await this.lockBoth(trx, callId, id);
+        if (stream && stream.node === node && OPEN_STATUSES.includes(stream.status)) await this.lost(trx, call, stream);
+      });
+    }
+  }
+
+  /** Its socket went with its process: stopped, `call_ended` if the call is over, else `node_lost` (a held flow goes on). */
+  private async lost(trx: Trx, call: CallRow | undefined, stream: StreamRow): Promise<void> {
+    const reason: StreamStopReason = call?.status === 'in_progress' ? 'node_lost' : 'call_ended';
+    const next = await this.move(trx, call, stream, 'stopped', { reason });
+    await this.release(trx, call, next);
   }
 
   private async create(trx: Trx, call: CallRow, body: StreamRequest, source: 'api' | 'flow', holdOp: string | null, clock: Clock): Promise<StreamRow> {
@@ -130,7 +210,7 @@ export class StreamService implements StreamEvents, FlowStreams {
       id: newId('stream'), account_id: call.account_id, mode: call.mode, call_id: call.id, status: 'connecting', source,
       url: body.url, track: body.track ?? 'inbound', format: body.format ?? 'mulaw_8000', bidirectional: bidirectional ? 1 : 0,
       parameters: JSON.stringify(body.parameters ?? {}), status_url: body.status_url ?? null, flow_op: holdOp,
-      reason: null, error: null, dropped_frames: 0, created_at: now, started_at: null, ended_at: null, updated_at: now,
+      reason: null, error: null, dropped_frames: 0, node: this.holderOf(call), created_at: now, started_at: null, ended_at: null, updated_at: now,
     };
     await trx.insertInto('call_streams').values(row).execute();
     trx.afterCommit(() => void this.connect(row).catch((err: Error) => this.platform.log.error({ err, stream: row.id }, 'starting a media stream failed')));
@@ -205,7 +285,7 @@ export class StreamService implements StreamEvents, FlowStreams {
   /** The call ended: its running streams stop (call_ended); one still connecting is stopped here. */
   private async callEnded(trx: Trx, call: CallRow): Promise<void> {
     const open = await trx.selectFrom('call_streams').selectAll().where('call_id', '=', call.id).where('status', 'in', [...OPEN_STATUSES]).execute();
-    for (const stream of open) await this.port(call)?.stop(trx, call, stream.id, 'call_ended');
+    for (const stream of open) await this.stopSocket(trx, call, stream, 'call_ended');
   }
 
   /** The call, then the stream: the order every writer takes them in. */

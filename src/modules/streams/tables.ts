@@ -26,6 +26,11 @@ export interface StreamRow {
   reason: string | null;
   error: string | null;
   dropped_frames: number;
+  /**
+   * The media node whose process holds the stream's socket: stops asked of other nodes are sent
+   * there, and its open streams end when it dies. Null on a single-node deployment.
+   */
+  node: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;

@@ -31,6 +31,8 @@ import * as sandboxClockAdvances from './0034_sandbox_clock_advances.ts';
 import * as sipRegistrations from './0036_sip_registrations.ts';
 import * as monitors from './0037_monitors.ts';
 import * as workerStatusHistory from './0038_worker_status_history.ts';
+import * as streamNodes from './0040_stream_nodes.ts';
+import * as conferenceNodes from './0042_conference_nodes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -64,4 +66,6 @@ export const migrations: Record<string, Migration> = {
   '0036_sip_registrations': sipRegistrations,
   '0037_monitors': monitors,
   '0038_worker_status_history': workerStatusHistory,
+  '0040_stream_nodes': streamNodes,
+  '0042_conference_nodes': conferenceNodes,
 };

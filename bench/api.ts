@@ -7,8 +7,10 @@
 // rate-limit buckets stay in memory, beside the default one whose buckets are shared through
 // the database: the CPU and req/s ratio between them is what one upsert per request costs.
 // BENCH_METRICS=1 instead runs Switchboard with metrics off beside Switchboard with metrics on
-// (a token, and a Prometheus-like scrape every 15 s), alternating BENCH_ROUNDS runs of each,
-// and reports the median CPU per request of each side: what metrics cost.
+// (a token, and a Prometheus-like scrape every 15 s), BENCH_ROUNDS rounds of one run each, in
+// an order that turns every round (BENCH_METRICS_CONTROL=1 adds a second metrics-off server),
+// and reports the median CPU per request of each side: what metrics cost (with
+// BENCH_BASELINE_ROOT, that commit's server with metrics on runs in the same rotation).
 // BENCH_BASELINE_ROOT=<a checkout of another commit> also runs that commit's server beside
 // this one in the same run (the before of a before/after, under the same load), and
 // BENCH_CPU_PROF=<dir> has this commit's servers write V8 CPU profiles there when they stop.
@@ -29,6 +31,9 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const store: Record<string, string> = DATABASE_URL ? { DATABASE_URL, SWITCHBOARD_SECRET_KEY: 'bench: one key for every node' } : {};
 
 interface Result { rps: number; p99: number; non2xx: number; cpuMicrosPerRequest: number }
+
+/** Requests each server process answered over the whole bench, warm-ups included: what a CPU profile's totals divide by. */
+const answered = new Map<number, number>();
 
 /** User plus system CPU of a process so far, in microseconds (Linux /proc; clock ticks of 10 ms). */
 function cpuMicros(pid: number): number {
@@ -59,11 +64,14 @@ async function load(url: string, scenario: Scenario, account: BenchAccount, auth
     }],
   } as any);
   const cpuMicrosPerRequest = (cpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total);
+  answered.set(pid, (answered.get(pid) ?? 0) + result.requests.total);
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx, cpuMicrosPerRequest };
 }
 
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
-const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+/** BENCH_CPU_PROF_INTERVAL: the profiler's sampling interval in µs (node's default, 1000, resolves little of a 50 µs request). */
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`,
+  ...(process.env.BENCH_CPU_PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.BENCH_CPU_PROF_INTERVAL}`] : [])] : [];
 
 async function switchboard(env: Record<string, string>, checkout?: string) {
   const dataDir = freshDataDir('api');
@@ -94,36 +102,48 @@ async function metricsOnOff(): Promise<void> {
   const token = 'bench-metrics-token-0123456789';
   const off = await switchboard({});
   const on = await switchboard({ SWITCHBOARD_METRICS_TOKEN: token });
+  // BENCH_BASELINE_ROOT: that commit's server with metrics on joins the rotation (a before/after
+  // of what metrics cost, under the same load as this one's).
+  const baselineOn = BASELINE_ROOT ? await switchboard({ SWITCHBOARD_METRICS_TOKEN: token }, BASELINE_ROOT) : null;
+  // BENCH_METRICS_CONTROL=1: a second server with metrics off joins too, whose ratio to the first
+  // is what this bench reads as a cost where there is none (its noise, on this machine, today).
+  const control = process.env.BENCH_METRICS_CONTROL === '1' ? await switchboard({}) : null;
+  const sides = { off, on, ...(baselineOn ? { 'baseline on': baselineOn } : {}), ...(control ? { 'off again': control } : {}) };
   // Scraped as Prometheus would (every 15 s by default; BENCH_SCRAPE_SECONDS): a scrape's cost is
   // per interval, not per request, so a faster scrape than production's would overstate it.
   const scrapeSeconds = Number(process.env.BENCH_SCRAPE_SECONDS ?? 15);
   const scraper = setInterval(() => {
-    void fetch(`${on.url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.text()).catch(() => {});
+    for (const side of [on, baselineOn]) {
+      if (side) void fetch(`${side.url}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.text()).catch(() => {});
+    }
   }, scrapeSeconds * 1000);
   console.log(`Metrics on vs off: ${WARMUP}s warm-up, then ${rounds} alternating runs of ${DURATION}s each, ${CONNECTIONS} connections, ${DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; medians.\n`);
   try {
     for (const scenario of scenarios.filter((s) => s.name.includes(ONLY) && !s.workerOff)) {
-      for (const side of [off, on]) await load(`${side.url}${scenario.path}`, scenario, side.account, true, side.child.pid!, WARMUP);
-      const runs: { off: Result[]; on: Result[] } = { off: [], on: [] };
+      for (const side of Object.values(sides)) await load(`${side.url}${scenario.path}`, scenario, side.account, true, side.child.pid!, WARMUP);
+      const runs: Record<string, Result[]> = Object.fromEntries(Object.keys(sides).map((name) => [name, []]));
       for (let r = 0; r < rounds; r++) {
-        runs.off.push(await load(`${off.url}${scenario.path}`, scenario, off.account, true, off.child.pid!, DURATION));
-        runs.on.push(await load(`${on.url}${scenario.path}`, scenario, on.account, true, on.child.pid!, DURATION));
+        // The order turns every round, so no side always runs first (after the others' idle) or last.
+        const order = Object.entries(sides);
+        const turned = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
+        for (const [name, side] of turned) runs[name]!.push(await load(`${side.url}${scenario.path}`, scenario, side.account, true, side.child.pid!, DURATION));
       }
       const cpu = (side: Result[]) => median(side.map((x) => x.cpuMicrosPerRequest));
       const rps = (side: Result[]) => median(side.map((x) => x.rps));
-      const non2xx = [...runs.off, ...runs.on].reduce((n, x) => n + x.non2xx, 0);
+      const non2xx = Object.values(runs).flat().reduce((n, x) => n + x.non2xx, 0);
       console.log([
         scenario.name.padEnd(30),
-        `off ${rps(runs.off).toFixed(0).padStart(6)} req/s ${cpu(runs.off).toFixed(0).padStart(5)} µs CPU/request`,
-        `on ${rps(runs.on).toFixed(0).padStart(6)} req/s ${cpu(runs.on).toFixed(0).padStart(5)} µs CPU/request`,
-        `on/off CPU ${((cpu(runs.on) / cpu(runs.off)) * 100).toFixed(1)}%`,
-        `runs off ${runs.off.map((x) => x.cpuMicrosPerRequest.toFixed(0)).join('/')}, on ${runs.on.map((x) => x.cpuMicrosPerRequest.toFixed(0)).join('/')} µs`,
+        ...Object.entries(runs).map(([name, side]) => `${name} ${rps(side).toFixed(0).padStart(6)} req/s ${cpu(side).toFixed(0).padStart(5)} µs CPU/request`),
+        ...Object.keys(runs).filter((name) => name !== 'off').map((name) => `${name}/off CPU ${((cpu(runs[name]!) / cpu(runs.off!)) * 100).toFixed(1)}%`),
+        `runs ${Object.entries(runs).map(([name, side]) => `${name} ${side.map((x) => x.cpuMicrosPerRequest.toFixed(0)).join('/')}`).join(', ')} µs`,
       ].join(' | ') + (non2xx ? ` | ${non2xx} non-2xx!` : ''));
+    }
+    if (process.env.BENCH_CPU_PROF) {
+      console.log(`\nRequests answered (warm-ups included, for the profiles): ${Object.entries(sides).map(([name, side]) => `${name} ${answered.get(side.child.pid!)} (pid ${side.child.pid})`).join(', ')}`);
     }
   } finally {
     clearInterval(scraper);
-    await off.stop();
-    await on.stop();
+    for (const side of Object.values(sides)) await side.stop();
   }
 }
 

@@ -32,7 +32,7 @@ import { lazyChildLogger } from './platform/lazy-logger.ts';
 import { holdTransactionFailpoint } from './platform/failpoints.ts';
 import { collectProcessMetrics, dbTransactionSeconds, transactionTimeoutCount, transactionTimeouts } from './platform/metrics.ts';
 import { MetricsScrape, registerMetricsRoute } from './platform/metrics-endpoint.ts';
-import { registerHttpMetrics } from './platform/http-metrics.ts';
+import { HttpMetricsLogController } from './platform/http-metrics.ts';
 import { jobGauges } from './jobs/metrics.ts';
 import { activeCallsGauge } from './modules/calls/metrics.ts';
 import { queueGauges } from './modules/queues/metrics.ts';
@@ -89,7 +89,12 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
 
   const frameworkErrors = new FrameworkErrors();
   const schemas = new LazySchemas();
+  // Metrics cost nothing unless turned on: no request counting, no transaction timing, no
+  // process sampling. State-change counters are bumped either way (a few per call).
+  const metricsOn = metricsEnabled(config.metrics);
   const app = Fastify({
+    // Requests are counted where Fastify reports each one finished (http-metrics.ts says why).
+    ...(metricsOn ? { logController: new HttpMetricsLogController() } : {}),
     frameworkErrors: frameworkErrors.onFrameworkError,
     clientErrorHandler: frameworkErrors.onClientError,
     // Node's own Host check answers a bare 400; frameworkErrors.requireHost answers a problem.
@@ -127,9 +132,6 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   });
   // Every transaction from here on has a deadline: past it, it is rolled back, its request
   // answers 503 transaction_timeout, and the writer (SQLite) is free for everyone else.
-  // Metrics cost nothing unless turned on: no request hook, no transaction timing, no
-  // process sampling. State-change counters are bumped either way (a few per call).
-  const metricsOn = metricsEnabled(config.metrics);
   if (metricsOn) collectProcessMetrics();
   const transactionSeconds = dbTransactionSeconds.child('', () => ({}));
   database.scoping.setDeadline({
@@ -157,7 +159,6 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
     done();
   });
   app.addHook('onRequest', frameworkErrors.requireHost);
-  if (metricsOn) registerHttpMetrics(app);
   // Per-route hooks instead of global ones: a GET does not pay for idempotency or body
   // defaults, which is most of the hot path's hook overhead.
   const idempotency = idempotencyHooks(app, platform);

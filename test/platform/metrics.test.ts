@@ -86,6 +86,8 @@ describe('a listener of their own (SWITCHBOARD_METRICS_PORT), with a token', () 
     const placed = await sb.api().post('/v1/calls', { from: sb.from, to: '+14155550100', record: false });
     assert.equal(placed.status, 200);
     assert.equal((await sb.api().get(`/v1/calls/${placed.body.id}`)).status, 200);
+    assert.equal((await sb.api().get('/v1/calls/call_unknown')).status, 404);
+    assert.equal((await sb.api().get(`/v1/no-such-resource/${placed.body.id}`)).status, 404);
     await sb.receiver.waitForEvent('call.completed', placed.body.id);
     const after = await read();
     const delta = (name: string, labels: Record<string, string> = {}) => value(after, name, labels) - value(before, name, labels);
@@ -93,6 +95,9 @@ describe('a listener of their own (SWITCHBOARD_METRICS_PORT), with a token', () 
     assert.equal(delta('switchboard_http_requests_total', { method: 'POST', route: '/v1/calls', status: '200' }), 1);
     assert.equal(delta('switchboard_http_requests_total', { method: 'GET', route: '/v1/calls/:id', status: '200' }), 1, 'by route template, not by path');
     assert.equal(value(after, 'switchboard_http_requests_total', { route: `/v1/calls/${placed.body.id}` }), 0);
+    assert.equal(delta('switchboard_http_requests_total', { method: 'GET', route: '/v1/calls/:id', status: '404' }), 1, 'a refusal counts under its route and status');
+    assert.equal(delta('switchboard_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }), 1, 'no route: one label, not the raw path');
+    assert.equal(delta('switchboard_http_request_duration_seconds_count', { method: 'GET', route: '/v1/calls/:id' }), 2);
     assert.equal(delta('switchboard_http_request_duration_seconds_count', { method: 'POST', route: '/v1/calls' }), 1);
     for (const status of ['queued', 'ringing', 'in_progress', 'completed']) {
       assert.equal(delta('switchboard_calls_total', { mode: 'sandbox', direction: 'outbound', status }), 1, status);

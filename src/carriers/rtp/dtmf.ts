@@ -69,3 +69,23 @@ export function telephoneEventPackets(digit: string, durationMs = 160, volume = 
   }
   return packets;
 }
+
+/**
+ * Reports each event once, when it ends (its first packet with the E bit), with how long the
+ * key was held in milliseconds: what a media stream's `dtmf` frame carries. An event whose end
+ * packets were all lost is not reported here (DtmfDetector still saw it start).
+ */
+export class DtmfEndDetector {
+  private readonly ended: number[] = [];
+
+  constructor(private readonly memory = 32) {}
+
+  /** The digit and its duration when this packet ends an event not ended before, else undefined. */
+  accept(timestamp: number, payload: Uint8Array): { digit: string; durationMs: number } | undefined {
+    const event = parseTelephoneEvent(payload);
+    if (!event || !event.end || this.ended.includes(timestamp)) return undefined;
+    this.ended.push(timestamp);
+    if (this.ended.length > this.memory) this.ended.shift();
+    return { digit: event.digit, durationMs: Math.round(event.duration / 8) };
+  }
+}

@@ -10,7 +10,8 @@
 import { EventEmitter } from 'node:events';
 import { availableParallelism } from 'node:os';
 import type { PortRange } from './port-range.ts';
-import type { EngineStats, MediaCommand, MediaEvent, MediaReply, RemoteMedia, SessionStats } from './protocol.ts';
+import type { EngineStats, MediaCommand, MediaEvent, MediaReply, RemoteMedia, SessionStats, WorkerStreamOrder } from './protocol.ts';
+import type { StreamStopReason } from '../../telephony/media-streams.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { MediaWorkerHandle } from './worker-handle.ts';
 import { BusSeats } from './bus-seats.ts';
@@ -139,6 +140,20 @@ export class MediaEngine {
     if (!worker) return null;
     this.taps.delete(id);
     return ((await worker.request({ op: 'stop_tap', id })) as { recording: WavStreamResult | null }).recording;
+  }
+
+  /**
+   * Runs a media stream on the leg, in its worker (stream-leg.ts): the worker connects and
+   * streams; how it went comes back as `stream` events. Rejects when the leg is not open.
+   */
+  async startStream(id: string, order: WorkerStreamOrder): Promise<void> {
+    await this.request({ op: 'stream', id, order });
+  }
+
+  /** Stops a stream of the leg (it reports `ended` with `reason`); nothing when the leg or stream is gone. */
+  async stopStream(id: string, streamId: string, reason: StreamStopReason): Promise<void> {
+    if (!this.placement.has(id)) return;
+    await this.request({ op: 'stop_stream', id, streamId, reason });
   }
 
   /** Starts or stops the ringback tone on a leg whose second leg is ringing (see ringback.ts). */

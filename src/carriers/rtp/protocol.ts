@@ -4,6 +4,7 @@ import type { G711Codec } from './g711.ts';
 import type { PortRange } from './port-range.ts';
 import type { TickerStats } from './ticker.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
+import type { StreamEnd, StreamFailure, StreamOrder, StreamStopReason } from '../../telephony/media-streams.ts';
 
 export interface RemoteMedia {
   address: string;
@@ -48,8 +49,25 @@ export type MediaCommand =
   /** Audio played over the room of recording `id` (an announcement, a beep): the recording hears it too. */
   | { op: 'tap_overlay'; id: string; pcm: Int16Array }
   | { op: 'close'; id: string }
+  /** A media stream on the leg (stream-leg.ts): the worker connects the customer's WebSocket and runs it. */
+  | { op: 'stream'; id: string; order: WorkerStreamOrder }
+  /** Sends `stop` (with `reason`) and closes; the stream reports `ended` with that reason. No-op for a stream already over. */
+  | { op: 'stop_stream'; id: string; streamId: string; reason: StreamStopReason }
   /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
   | { op: 'stats'; reset?: boolean };
+
+/** A media stream as the worker runs it: the order, and how long its WebSocket handshake may take. */
+export interface WorkerStreamOrder extends StreamOrder {
+  handshakeTimeoutMs: number;
+  /** The socket's send buffer bound in bytes (streams/socket.ts SEND_BUFFER_BYTES by default). */
+  sendBufferBytes?: number;
+}
+
+/** A stream's lifecycle, the only thing about it that crosses to the main thread (no audio). */
+export type StreamReport =
+  | { kind: 'started' }
+  | { kind: 'ended'; end: StreamEnd }
+  | { kind: 'failed'; failure: StreamFailure };
 
 export type MediaReply =
   | { port: number }
@@ -77,7 +95,9 @@ export type MediaEvent =
   | { type: 'latched'; id: string; address: string; port: number }
   | { type: 'played'; id: string; playId: string; interrupted: boolean }
   /** The far end started or stopped talking (voice-activity.ts). */
-  | { type: 'voice'; id: string; talking: boolean };
+  | { type: 'voice'; id: string; talking: boolean }
+  /** How a media stream of the leg went: started, then ended, or failed; each once. */
+  | { type: 'stream'; id: string; streamId: string; report: StreamReport };
 
 export type WorkerMessage =
   | { kind: 'reply'; request: number; ok: true; value: MediaReply }

@@ -8,13 +8,14 @@
 import type { Socket } from 'node:dgram';
 import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g711.ts';
 import { parseRtp, serializeRtp } from './packet.ts';
-import { DtmfDetector, telephoneEventPackets } from './dtmf.ts';
+import { DtmfDetector, DtmfEndDetector, telephoneEventPackets } from './dtmf.ts';
 import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
 import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from '../../media/wav-stream.ts';
 import { RINGBACK_CYCLE } from './ringback.ts';
 import { HOLD_CYCLE, type LegMix } from './conference-mix.ts';
 import { BusListener, ConferenceBus } from './conference-bus.ts';
+import type { LegStream } from './stream-leg.ts';
 import type { MediaCommand, MediaEvent, RemoteMedia, SessionStats } from './protocol.ts';
 
 export const FRAME_SAMPLES = 160;
@@ -41,6 +42,9 @@ export class RtpSession {
   private latched = false;
   private readonly jitter = new JitterBuffer();
   private readonly dtmf = new DtmfDetector();
+  private readonly dtmfEnds = new DtmfEndDetector();
+  /** Media streams of this leg (stream-leg.ts), by stream id; at most one of them bidirectional. */
+  readonly streams = new Map<string, LegStream>();
   private readonly activity = new VoiceActivity();
   private playQueue: Playback[] = [];
   private dtmfQueue: string[] = [];
@@ -143,10 +147,12 @@ export class RtpSession {
     if (!this.remote) {
       this.pcmIn.fill(0);
       this.conference?.bus.write(this.conference.slot, this.pcmIn);
+      for (const stream of this.streams.values()) stream.inbound(this.pcmIn);
       return;
     }
     this.jitter.pull(this.pcmIn);
     this.conference?.bus.write(this.conference.slot, this.pcmIn);
+    for (const stream of this.streams.values()) stream.inbound(this.pcmIn);
     const talking = this.activity.accept(this.pcmIn);
     if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
@@ -155,6 +161,7 @@ export class RtpSession {
   tickOut(): void {
     const out = this.nextOutbound();
     this.recorder?.write(this.pcmIn, out);
+    for (const stream of this.streams.values()) stream.outbound(out);
     this.timestamp = (this.timestamp + FRAME_SAMPLES) >>> 0;
   }
 
@@ -184,7 +191,10 @@ export class RtpSession {
     }
     const playback = this.playQueue[0];
     const listener = this.conference?.listener;
-    if (playback) {
+    if (this.appAudio(out)) {
+      // A bidirectional stream's app is talking: its audio replaces whatever the leg would
+      // play (a prompt waits where it was), and is what the recording's sent channel holds.
+    } else if (playback) {
       const chunk = playback.pcm.subarray(playback.at, playback.at + FRAME_SAMPLES);
       out.set(chunk);
       playback.at += chunk.length;
@@ -212,6 +222,14 @@ export class RtpSession {
       this.send({ payload: encodeG711(this.remote.codec, out, this.encoded), marker: false, payloadType: this.remote.payloadType });
     }
     return out;
+  }
+
+  /** The next frame of a bidirectional stream's app audio into `out`; false when none is queued. */
+  private appAudio(out: Int16Array): boolean {
+    for (const stream of this.streams.values()) {
+      if (stream.order.bidirectional && stream.pull(out)) return true;
+    }
+    return false;
   }
 
   private nextDtmfPacket(): Outgoing | undefined {
@@ -272,6 +290,10 @@ export class RtpSession {
     this.countSequence(packet.ssrc, packet.sequence);
     this.stats.packetsReceived++;
     if (packet.payloadType === this.remote.dtmfPayloadType) {
+      if (this.streams.size > 0) {
+        const ended = this.dtmfEnds.accept(packet.timestamp, packet.payload);
+        if (ended) for (const stream of this.streams.values()) stream.dtmf(ended.digit, ended.durationMs);
+      }
       const digit = this.dtmf.accept(packet.timestamp, packet.payload);
       if (digit !== undefined) {
         this.stats.digits++;

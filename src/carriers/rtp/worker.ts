@@ -12,6 +12,7 @@ import { RtpSession } from './session.ts';
 import { Ticker } from './ticker.ts';
 import { bindInRange } from './port-range.ts';
 import { RoomTap } from './room-tap.ts';
+import { LegStream } from './stream-leg.ts';
 import type { MediaCommand, MediaEvent, MediaReply, WorkerMessage } from './protocol.ts';
 
 const port = parentPort;
@@ -119,9 +120,24 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
       if (sessions.size === 0 && taps.size === 0) ticker.stop();
       return { recording: (await tap?.close()) ?? null };
     }
+    case 'stream': {
+      const leg = session(command.id);
+      const { streamId } = command.order;
+      if (leg.streams.has(streamId)) throw new Error(`stream ${streamId} already runs on ${command.id}`);
+      leg.streams.set(streamId, new LegStream(command.order, (report) => {
+        if (report.kind !== 'started') leg.streams.delete(streamId);
+        emit({ type: 'stream', id: command.id, streamId, report });
+      }));
+      return {};
+    }
+    case 'stop_stream':
+      sessions.get(command.id)?.streams.get(command.streamId)?.stop(command.reason);
+      return {};
     case 'close': {
       const leg = sessions.get(command.id);
       if (!leg) return {};
+      // The call is over: its streams send `stop` and report it (a stop the main thread sends later finds nothing).
+      for (const stream of [...leg.streams.values()]) stream.stop('call_ended');
       await leg.stopRecording();
       sessions.delete(command.id);
       for (const phase of phases) phase.delete(leg);

@@ -103,6 +103,8 @@ export class Cluster {
           return target.media.pauseCapture(trx, row, command.recordingId);
         case 'stop_capture':
           return target.media.stopCapture(trx, row, command.recordingId);
+        case 'start_stream':
+          return target.media.streams.start(trx, row, command.order);
       }
     });
   }

@@ -98,6 +98,8 @@ export class LiveSipCarrier implements VoiceCarrier {
         };
       },
       sendDigits: (callId, digits) => stack.engine.sendDigits(callId, digits),
+      startStream: (callId, order) => (this.legs.get(callId)?.dialog ? stack.engine.startStream(callId, order) : Promise.reject(new Error(`call ${callId} has no media leg here`))),
+      stopStream: (callId, streamId, reason) => stack.engine.stopStream(callId, streamId, reason),
       play: (callId, pcm) => (onLine(callId) ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
       stopPlayback: (callId) => (onLine(callId) ? stack.engine.stopPlayback(callId) : Promise.resolve()),
       bridge: (callId, op, cutShort) => this.transfers.dial(callId, op, cutShort),
@@ -122,7 +124,7 @@ export class LiveSipCarrier implements VoiceCarrier {
           stack.engine.events.off(`voice:${callId}`, voice);
         };
       },
-    }, listeners, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt, this.cluster.commands);
+    }, listeners, () => this.speech.tts, (err, subject) => platform.log.error({ err, subject }, 'sip: live media failed'), this.speech.stt, this.cluster.commands, platform.config.flowWebhookTimeoutMs);
     const nodeId = this.cluster.nodeId;
     this.outbound = new OutboundCalls({ platform, settings, store, stack, legs: this.legs, records, media: this.media, nodeId, softphones: () => listeners.softphones() });
     this.registrar = new Registrar(() => stack.ua, settings.registrar, () => listeners.softphones(), platform.log);
@@ -163,6 +165,8 @@ export class LiveSipCarrier implements VoiceCarrier {
       });
     });
     stack.engine = new MediaEngine({ host: settings.bindHost, range: { min: settings.rtpPortMin, max: settings.rtpPortMax }, workers: settings.rtpWorkers });
+    // Media streams report their lifecycle from the workers; the port hands it to the streams module.
+    stack.engine.events.on('event', (event) => this.media.streams.reported(event));
     // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
     this.speech.warm();
     await this.cluster.start(this, `${settings.publicHost}:${stack.transport.udpPort}`);

@@ -22,6 +22,7 @@ import type { SpeechToText } from '../speech/speech-to-text.ts';
 import type { CarrierListeners } from '../listeners.ts';
 import { talkSecondsFromAnswer, type CallCommand } from './node-commands.ts';
 import { connectionBus, LiveConferences, type ConferenceHomes, type ConferenceLegs } from './live-conferences.ts';
+import { LiveStreams, type StreamLegs } from './live-streams.ts';
 
 /** Where calls held by other nodes are sent, and conferences mixed by them told (NodeCommands); absent, every call is this node's. */
 export interface OtherNodes extends ConferenceHomes {
@@ -32,7 +33,7 @@ export interface OtherNodes extends ConferenceHomes {
 const RATE = CALL_FILE_RATE;
 
 /** A live call's media as this port uses it: its leg's audio, and the conference bus (live-conferences.ts). */
-export interface LiveCallMedia extends LegAudio, ConferenceLegs {
+export interface LiveCallMedia extends LegAudio, ConferenceLegs, StreamLegs {
   /** The call's whole recording and a promise of it being complete up to `frame` (or the call's end). */
   callRecording(callId: string): { path: string; framesAvailable(): Promise<number>; ended: Promise<void> } | undefined;
   sendDigits(callId: string, digits: string): Promise<void>;
@@ -53,18 +54,23 @@ export class LiveMediaPort implements MediaPort {
   /** Conferences of this node's live calls, mixed in the RTP workers. */
   readonly conferences: LiveConferences;
 
+  /** Media streams to the customer's WebSocket server, run in the RTP workers (live-streams.ts). */
+  readonly streams: LiveStreams;
+
   /** Gathers hear words only with a speech-to-text endpoint (the carriers file's speech.stt). */
   readonly hearsSpeech: boolean;
 
   constructor(
     private readonly calls: LiveCallMedia,
     /** The flow interpreter and the recordings service, which hear this port's calls. */
-    private readonly listeners: Pick<CarrierListeners, 'media' | 'sinks'>,
+    private readonly listeners: Pick<CarrierListeners, 'media' | 'sinks' | 'streams'>,
     speech: () => TextToSpeech,
     private readonly log: (err: Error, subject: string) => void,
     private readonly stt: SpeechToText | null = null,
     private readonly nodes: OtherNodes | null = null,
+    streamHandshakeTimeoutMs = 10_000,
   ) {
+    this.streams = new LiveStreams(calls, () => listeners.streams(), { handshakeTimeoutMs: streamHandshakeTimeoutMs, log: this.log }, nodes);
     this.hearsSpeech = stt !== null;
     const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
     this.conferences = new LiveConferences(calls, speech, () => this.sinks, this.log, nodes);

@@ -17,6 +17,7 @@ import type { CallRef } from '../../telephony/call-ref.ts';
 import type { MediaOp, PlayOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import type { ConferenceMix } from '../../telephony/conference.ts';
 import { NODE_WAKE_CHANNEL } from '../../jobs/queue.ts';
+import type { StreamOrder } from '../../telephony/media-streams.ts';
 
 /** What another node asks of the owner of a call; each is a VoiceCarrier or MediaPort method, carried out there. */
 export type CallCommand =
@@ -27,7 +28,8 @@ export type CallCommand =
   | { kind: 'dtmf'; digits: string }
   | { kind: 'start_capture'; recordingId: string; format: RecordingFormat }
   | { kind: 'pause_capture'; recordingId: string }
-  | { kind: 'stop_capture'; recordingId: string };
+  | { kind: 'stop_capture'; recordingId: string }
+  | { kind: 'start_stream'; order: StreamOrder };
 
 export interface CommandPayload {
   callId: string;

@@ -1,0 +1,204 @@
+// npm run bench:streams — N concurrent live calls, each with a bidirectional media stream to a
+// local echo WebSocket server (issue 27).
+//
+// A real server runs in this process (SQLite unless BENCH_DATABASE_URL, fresh data dir,
+// enterprise plan) with BENCH_STREAMS_PEERS SIPp trunks (default 8; bench/sip.ts says why
+// several) that answer and echo every RTP packet. Each call runs the flow
+// [{ stream: { bidirectional: true } }]: the stream holds the call until the app sends `stop`,
+// then the flow runs out and we hang up. The app (a `ws` server on its own thread, lib/stream-echo.mjs)
+// answers every inbound media frame with its payload, so 50 frames a second flow each way per
+// stream, and after every 25th echoed frame it sends a `mark` named with the time it sent it.
+// For each step N (BENCH_STREAMS_STEPS, default 25,50,100) it measures a window of
+// BENCH_STREAMS_WINDOW seconds once all N streams have started and reports:
+//   - WebSocket to RTP: a mark's round trip, from the app sending it (right behind a frame of
+//     audio) to the mark coming back, which the worker sends in the tick that plays that audio
+//     (so: the hop to the worker, the wait in the 20 ms queue, and one hop back), p50/p99
+//   - RTP to WebSocket: each inbound media frame's lateness against the stream's own 20 ms
+//     clock (its arrival at the app minus `timestamp`, less the smallest such difference of that
+//     stream: 0 is as early as the stream's quickest frame), p50/p99
+//   - frames dropped (dropped_frames of every stream, after the calls end)
+//   - CPU per stream: this whole process (API, SIP, database, media workers and the echo app)
+//     over the window as a share of one core, divided by N; and the media worker threads alone
+// Every wait is bounded; a step that does not get all N streams started says so.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { LiveSipCarrier } from '../src/carriers/sip/live-carrier.ts';
+import { freshDataDir } from './lib/spawn.ts';
+import { startLiveBenchServer } from './lib/live-server.ts';
+import { freeUdpPort, SCENARIOS, waitForListener } from '../test/helpers/sipp.ts';
+
+const STEPS = (process.env.BENCH_STREAMS_STEPS ?? '25,50,100').split(',').map(Number).filter((n) => n > 0);
+const WINDOW = Number(process.env.BENCH_STREAMS_WINDOW ?? 10);
+const PEERS = Math.max(1, Math.min(32, Number(process.env.BENCH_STREAMS_PEERS ?? 8)));
+const fromOf = (peer: number) => `+1415555${String(142 + peer).padStart(4, '0')}`;
+const RTP_MIN = 52000;
+const RTP_MAX = 52599;
+const SIPP_MEDIA_BASE = 52600;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ownCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+async function until(ready: () => boolean | Promise<boolean>, seconds: number): Promise<boolean> {
+  for (let i = 0; i < seconds * 5; i++) {
+    if (await ready()) return true;
+    await sleep(200);
+  }
+  return ready();
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+/** The echo app (lib/stream-echo.mjs) on its own thread, and what it measured. */
+class EchoApp {
+  private readonly worker = new Worker(new URL('./lib/stream-echo.mjs', import.meta.url));
+  started = 0;
+  port = 0;
+  private reported: ((r: { markTrips: number[]; lateness: number[] }) => void) | undefined;
+
+  async listening(): Promise<void> {
+    this.worker.on('message', (m: { kind: string; port?: number; markTrips?: number[]; lateness?: number[] }) => {
+      if (m.kind === 'started') this.started++;
+      else if (m.kind === 'report') this.reported?.({ markTrips: m.markTrips!, lateness: m.lateness! });
+    });
+    this.port = await new Promise<number>((resolve) => this.worker.once('message', (m: { port: number }) => resolve(m.port)));
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${this.port}/echo`;
+  }
+
+  measure(on: boolean): void {
+    this.worker.postMessage({ kind: 'measure', on });
+  }
+
+  /** Sends `stop` on every open stream: their flows run out and the calls end. */
+  stopAll(): void {
+    this.worker.postMessage({ kind: 'stop' });
+  }
+
+  /** What it measured since the last report (lateness: of streams closed since). */
+  report(): Promise<{ markTrips: number[]; lateness: number[] }> {
+    return new Promise((resolve) => {
+      this.reported = resolve;
+      this.worker.postMessage({ kind: 'report' });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('sh', ['-c', 'command -v sipp']).status !== 0) throw new Error('bench:streams needs SIPp (sip-tester)');
+  const dataDir = freshDataDir('streams');
+  const trunkPorts: number[] = [];
+  for (let j = 0; j < PEERS; j++) trunkPorts.push(await freeUdpPort());
+  const sipPort = await freeUdpPort();
+  process.env.SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE = 'true'; // the echo app is on 127.0.0.1 over ws://
+  const { server, created } = await startLiveBenchServer({
+    dataDir, phoneNumber: fromOf(0), trunk: 'sipp0', moreNumbers: trunkPorts.slice(1).map((_, j) => ({ phoneNumber: fromOf(j + 1), trunk: `sipp${j + 1}` })), carriersYaml: [
+      'sip:',
+      `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
+      '  public_host: 127.0.0.1',
+      `  rtp: { port_min: ${RTP_MIN}, port_max: ${RTP_MAX} }`,
+      '  trunks:',
+      ...trunkPorts.map((port, j) => `    - { name: sipp${j}, host: 127.0.0.1, port: ${port}, codecs: [PCMU] }`),
+    ],
+  });
+  const carrier = server.built.services.voiceCarriers.forMode('live') as unknown as LiveSipCarrier;
+  const auth = { authorization: `Bearer ${created.keys.live}`, 'content-type': 'application/json' };
+  const app = new EchoApp();
+  await app.listening();
+  const workers = (await carrier.mediaEngineStats()).workers;
+  console.log(`bench:streams  ${workers} media worker(s); N live calls against ${PEERS} SIPp peers (answer, echo RTP), each with a bidirectional µ-law stream to an echo app; ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; window ${WINDOW} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log('     N  streams  WS→RTP p50/p99 (mark trip)  RTP→WS p50/p99 (lateness)  dropped  CPU/stream  media CPU/stream  completed');
+  await step(1, { url: server.url, auth, carrier, app, trunkPorts }); // warm-up, not reported
+  for (const n of STEPS) {
+    const r = await step(n, { url: server.url, auth, carrier, app, trunkPorts });
+    console.log([
+      String(n).padStart(6), String(r.started).padStart(8),
+      `${r.wsToRtp[0].toFixed(1)} / ${r.wsToRtp[1].toFixed(1)} ms`.padStart(27), `${r.rtpToWs[0].toFixed(1)} / ${r.rtpToWs[1].toFixed(1)} ms`.padStart(26),
+      String(r.dropped).padStart(8), `${r.cpuPct.toFixed(2)}%`.padStart(11), `${r.mediaCpuPct.toFixed(2)}%`.padStart(17), String(r.completed).padStart(10),
+    ].join(' '));
+  }
+  console.log(`  load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  await app.close();
+  await server.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+interface StepContext { url: string; auth: Record<string, string>; carrier: LiveSipCarrier; app: EchoApp; trunkPorts: number[] }
+
+async function step(n: number, ctx: StepContext) {
+  const peers = ctx.trunkPorts.map((port, j) => ({ port, calls: Math.floor(n / PEERS) + (j < n % PEERS ? 1 : 0) })).filter((p) => p.calls > 0);
+  const sipps = peers.map((peer, j) => startSipp(peer.calls, peer.port, SIPP_MEDIA_BASE + 4 * j));
+  for (const peer of peers) await waitForListener(peer.port, 'udp');
+  ctx.app.started = 0;
+  const flow = [{ stream: { url: ctx.app.url, bidirectional: true, track: 'inbound', format: 'mulaw_8000' } }];
+  const placed = await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const res = await fetch(`${ctx.url}/v1/calls`, { method: 'POST', headers: ctx.auth, body: JSON.stringify({ from: fromOf(i % PEERS), to: `+1415555${String(1000 + i).padStart(4, '0')}`, flow, time_limit: 300 }) });
+    const body = (await res.json()) as { id?: string };
+    return res.status === 200 ? body.id : undefined;
+  }));
+  const ids = placed.filter((id): id is string => id !== undefined);
+  await until(() => ctx.app.started >= ids.length, 60);
+  await sleep(1000); // every stream's clock under way before measuring
+  const cpu0 = ownCpuMs();
+  const engine0 = await ctx.carrier.mediaEngineStats();
+  ctx.app.measure(true);
+  const t0 = performance.now();
+  await sleep(WINDOW * 1000);
+  ctx.app.measure(false);
+  const seconds = (performance.now() - t0) / 1000;
+  const engine = await ctx.carrier.mediaEngineStats();
+  const streams = Math.max(1, ctx.app.started);
+  const cpuPct = ((ownCpuMs() - cpu0) / 10 / seconds) / streams;
+  const mediaCpuPct = (((engine.threadCpuMs ?? NaN) - (engine0.threadCpuMs ?? NaN)) / 10 / seconds) / streams;
+  const started = ctx.app.started;
+  ctx.app.stopAll();
+  await until(async () => (await ctx.carrier.mediaEngineStats()).sessions === 0, 90);
+  await Promise.all(sipps.map(async (sipp) => {
+    const code = await Promise.race([sipp.exited, sleep(30_000).then(() => null)]);
+    if (code === null) {
+      // A peer that lost calls under load: killed, and gone before the next step binds its port.
+      sipp.child.kill('SIGKILL');
+      await sipp.exited;
+    }
+  }));
+  const measured = await ctx.app.report();
+  let dropped = 0;
+  let completed = 0;
+  for (const id of ids) {
+    const call = (await (await fetch(`${ctx.url}/v1/calls/${id}`, { headers: ctx.auth })).json()) as { status: string };
+    if (call.status === 'completed') completed++;
+    const list = (await (await fetch(`${ctx.url}/v1/calls/${id}/streams`, { headers: ctx.auth })).json()) as { data: { dropped_frames: number }[] };
+    for (const s of list.data ?? []) dropped += s.dropped_frames;
+  }
+  return {
+    started, completed, dropped, cpuPct, mediaCpuPct,
+    wsToRtp: [percentile(measured.markTrips, 50), percentile(measured.markTrips, 99)] as const,
+    rtpToWs: [percentile(measured.lateness, 50), percentile(measured.lateness, 99)] as const,
+  };
+}
+
+function startSipp(n: number, port: number, mediaPort: number): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn('sipp', [
+    '-sf', join(SCENARIOS, 'uas-answer-echo.xml'), '-i', '127.0.0.1', '-p', String(port), '-mi', '127.0.0.1', '-mp', String(mediaPort), '-rtp_echo',
+    '-t', 'u1', '-m', String(n), '-nostdin', '-timeout', '300s', '-timeout_error', '-max_socket', String(n + 50),
+  ], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited };
+}
+
+await main();

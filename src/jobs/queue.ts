@@ -257,15 +257,18 @@ export class JobQueue {
         lane.active++;
         this.active++;
         void this.execute(job).finally(() => {
-          // A freed slot matters only to a lane that was full: it stopped claiming, and jobs
-          // committed meanwhile wait for this wake-up. A lane with free slots was woken by
-          // their commits already, so another claim here would find nothing (one more write
-          // per job, each waiting for a group commit on SQLite, for nothing).
+          // A freed slot matters to a lane that was full: it stopped claiming, and jobs
+          // committed meanwhile wait for this wake-up. The webhooks lane with free slots was
+          // woken by its jobs' commits already (its only delayed jobs are retries, seconds
+          // away, which the poll finds), so another claim there would find nothing: one more
+          // write per delivery, waiting for a group commit on SQLite, for nothing. The
+          // default lane looks again after every job: chains of steps a few milliseconds
+          // apart (the simulator's scaled delays) run back to back instead of a poll apart.
           const wasFull = lane.active >= lane.concurrency;
           lane.active--;
           this.active--;
           if (this.active === 0) this.idle.splice(0).forEach((f) => f());
-          if (wasFull) this.wakeLoop(lane);
+          if (wasFull || lane.name === null) this.wakeLoop(lane);
         });
       }
       if ((claimed.length === 0 || lane.active >= lane.concurrency) && !lane.notified) {

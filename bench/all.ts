@@ -176,7 +176,7 @@ for (const bench of benches) {
 
 const header = ['figure', 'measured', 'target', 'verdict'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
 console.log(`\nissue 29 figures (short runs; load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}: on a shared machine, read them as a trend)`);
 console.log(line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));

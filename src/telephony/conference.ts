@@ -30,6 +30,11 @@ export interface ConferenceMix {
   status: ConferenceStatus;
   /** The participants present now (those who left are not seated). */
   seats: ConferenceSeat[];
+  /**
+   * The media node that mixes it (its first participant's): a participant held by another
+   * node joins it over a node-to-node media leg. Absent or null: whichever node applies it.
+   */
+  home?: string | null;
 }
 
 /**

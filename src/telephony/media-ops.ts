@@ -100,6 +100,8 @@ export interface ConferenceOp {
   kind: 'conference';
   conferenceId: string;
   wait: PromptOp[] | null;
+  /** The media node that mixes the conference (ConferenceMix.home); absent or null: this call's node. */
+  home?: string | null;
 }
 
 export type MediaOp = SpeakOp | PlayOp | SilenceOp | CollectOp | RecordOp | BridgeOp | ConnectOp | ConferenceOp;

@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { MAGIC, ORDINARY, subscribedReceiver } from '../voice/voice-helpers.ts';
+import { MAGIC, ORDINARY } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { waitForFlowEvent } from '../voice/flow-helpers.ts';
 
 let t: TestServer;
@@ -39,7 +40,7 @@ function nearestRank(values: number[], p: number): number {
 before(async () => {
   t = await startTestServer();
   acct = await t.createAccount('scale');
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
   sales = (await api().post('/v1/queues', { name: 'sales' })).body;
   support = (await api().post('/v1/queues', { name: 'support', max_wait_seconds: 2 })).body;
 

@@ -5,7 +5,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.ts';
 import { startServer } from '../../src/main.ts';
-import { MAGIC, eventsOf, subscribedReceiver } from '../voice/voice-helpers.ts';
+import { MAGIC, eventsOf } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { waitForFlowEvent } from '../voice/flow-helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -17,7 +18,7 @@ test('a restart during wrap-up: the next server ends the wrap-up and routes the 
   const t = await startTestServer();
   cleanups.push(() => t.store.drop());
   const acct = await t.createAccount('scale');
-  const receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  const receiver = await subscribeAll(t, acct.keys.sandbox);
   cleanups.push(() => receiver.close());
   const api = t.as(acct.keys.sandbox);
   const from = acct.numbers.sandbox[0]!;

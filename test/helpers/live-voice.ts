@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startTestServer, type CreatedAccount, type TestServer } from './server.ts';
 import type { ReceivedEvent, WebhookReceiver } from './webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
-import { subscribedReceiver } from '../voice/voice-helpers.ts';
+import { subscribeAll } from './subscribe.ts';
 import { freeUdpPort } from './sipp.ts';
 import { runCli, type CliResult } from './cli.ts';
 
@@ -66,7 +66,7 @@ export async function startLiveVoice(options: LiveVoiceOptions): Promise<LiveVoi
       const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', number, '--trunk', trunk, '--json');
       assert.equal(imported.status, 0, imported.stderr);
     }
-    const receiver = await subscribedReceiver(t, acct.keys.live);
+    const receiver = await subscribeAll(t, acct.keys.live);
     return {
       t, acct, receiver, carriersFile, sipPort, cli,
       live: () => t.as(acct.keys.live),

@@ -52,6 +52,9 @@ export const TEST_ENV: Record<string, string> = {
   SWITCHBOARD_WORKER_POLL_MS: '50',
   // Any query made inside a transaction on the plain database fails the test at once.
   SWITCHBOARD_TRANSACTION_GUARD: 'true',
+  // scripts/test.mjs gives every test's servers a long transaction deadline (a loaded machine
+  // is slow, not broken); in-process servers take it from there like the spawned ones.
+  ...(process.env.SWITCHBOARD_TRANSACTION_TIMEOUT_MS ? { SWITCHBOARD_TRANSACTION_TIMEOUT_MS: process.env.SWITCHBOARD_TRANSACTION_TIMEOUT_MS } : {}),
 };
 
 export async function startTestServer(env: Record<string, string> = {}, opts: { limiter?: RateLimiter } = {}): Promise<TestServer> {

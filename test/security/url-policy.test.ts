@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
-import { MAGIC, subscribedReceiver } from '../voice/voice-helpers.ts';
+import { MAGIC } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { waitForFlowEvent } from '../voice/flow-helpers.ts';
 import { guardedLookup } from '../../src/modules/webhooks/url-policy.ts';
 import { systemClock } from '../../src/platform/clock.ts';
@@ -198,7 +199,7 @@ describe('again when we connect', () => {
   let receiver: WebhookReceiver;
   let app: FlowServer;
   before(async () => {
-    receiver = await subscribedReceiver(t, acct.keys.sandbox);
+    receiver = await subscribeAll(t, acct.keys.sandbox);
     app = await startFlowServer();
     app.secrets.push(receiver.secrets[0]!);
   });

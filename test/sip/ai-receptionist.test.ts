@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { freeUdpPort, peerAvailable, runSipp, SCENARIOS } from '../helpers/sipp.ts';
 import { startBaresip } from '../helpers/baresip.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
@@ -102,7 +102,7 @@ before(async () => {
   const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', NUMBER, '--trunk', 'carrier', '--json');
   assert.equal(imported.status, 0, imported.stderr);
   const numberId = (JSON.parse(imported.stdout) as { id: string }).id;
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  receiver = await subscribeAll(t, acct.keys.live);
   ({ agent: { id: agentId } } = await createFixtureAgent(t, acct.keys.live, numberId));
 });
 

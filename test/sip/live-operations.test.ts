@@ -32,6 +32,8 @@ function fakeLeg() {
     bridge: async () => ({ kind: 'bridge', outcome: 'failed', talkSeconds: 0 }),
     // Mixing needs the RTP engine: live-conference.test.ts covers it against SIPp.
     mix: async () => {},
+    // Node-to-node legs need two nodes: conference-nodes.test.ts covers them against SIPp.
+    joinHome: async () => {},
   };
   return {
     leg,
@@ -52,7 +54,7 @@ function harness() {
     heard: async (_c, input) => { if (input.kind === 'dtmf') heard.push(input.digits); },
     captured: (_c, span) => spans.push(span),
     log: (err) => { throw err; },
-  }, { waiting: () => false, connectionBus: (a, b) => ({ bus: `${a}:${b}`, capacity: 2 }) });
+  }, { waiting: () => false, connectionBus: (a, b) => ({ bus: `${a}:${b}`, capacity: 2 }), mixedElsewhere: () => false });
   const next = () => new Promise<MediaResult>((resolve) => {
     resolveNext = () => resolve(results.at(-1)!);
   });

@@ -18,7 +18,7 @@ import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/si
 import { until } from '../helpers/until.ts';
 import { NODES_SECRET_KEY, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { allEventsOf, waitForFlow, waitForFlowEvent, waitForRunning } from '../voice/flow-helpers.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -47,7 +47,7 @@ before(async () => {
     env: { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: fileB, DATABASE_URL: t.store.databaseUrl! },
   });
   assert.equal(imported.status, 0, String(imported.stderr));
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  receiver = await subscribeAll(t, acct.keys.live);
   audio = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(TONE));
   await new Promise<void>((resolve) => audio.listen(0, '127.0.0.1', resolve));
   toneUrl = `http://127.0.0.1:${(audio.address() as AddressInfo).port}/tone.wav`;

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import { freeUdpPort, peerAvailable, runSipp } from '../helpers/sipp.ts';
 import { NODES_SECRET_KEY, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
-import { subscribedReceiver } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
@@ -32,7 +32,7 @@ before(async () => {
   const fileB = await nodeCarriersFile(trunkPort, [44200, 44298], LEASE_SECONDS);
   t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: fileB, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY });
   acct = await t.createAccount('growth');
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  receiver = await subscribeAll(t, acct.keys.live);
   const imported = spawnSync(process.execPath, ['bin/switchboard.js', 'numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json'], {
     env: { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: fileB, DATABASE_URL: t.store.databaseUrl! },
   });

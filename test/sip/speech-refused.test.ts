@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { subscribedReceiver } from '../voice/voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { freeUdpPort, peerAvailable, runSipp } from '../helpers/sipp.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
 
@@ -58,7 +58,7 @@ before(async () => {
   acct = await t.createAccount('growth');
   const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', FROM, '--trunk', 'sipp', '--json');
   assert.equal(imported.status, 0, imported.stderr);
-  receiver = await subscribedReceiver(t, acct.keys.live);
+  receiver = await subscribeAll(t, acct.keys.live);
   app = await startFlowServer();
 });
 

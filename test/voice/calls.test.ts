@@ -1,48 +1,34 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { importLiveNumber } from '../helpers/live-number.ts';
-import { MAGIC, ORDINARY, eventsOf, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
+import { MAGIC, ORDINARY, eventsOf, waitForTypes } from './voice-helpers.ts';
+import { defaultSecretReceiver } from '../helpers/subscribe.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-let from: string;
-const api = () => t.as(acct.keys.sandbox);
-
-before(async () => {
-  t = await startTestServer();
-  acct = await t.createAccount('scale');
-  from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
-});
-after(async () => {
-  await receiver.close();
-  await t.close();
-});
+const sandbox = useSandboxAccount();
+const api = () => sandbox.api();
 
 async function place(to: string, extra: Record<string, unknown> = {}) {
-  const res = await api().post('/v1/calls', { from, to, record: false, ...extra });
+  const res = await api().post('/v1/calls', { from: sandbox.from, to, record: false, ...extra });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 }
 
 describe('POST /v1/calls', () => {
   test('answers 200 with the spec fields, then rings, answers, talks 5 s and completes', async () => {
-    const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false });
+    const res = await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: false });
     assert.equal(res.status, 200);
     const call = res.body;
     assert.match(call.id, /^call_[0-9a-z]{26}$/);
     assert.equal(call.status, 'queued');
     assert.equal(call.recording, false);
-    assert.equal(call.webhook_url, receiver.url, 'no own URL: the subscription that receives its events');
-    assert.equal(call.from, from);
+    assert.equal(call.webhook_url, sandbox.receiver.url, 'no own URL: the subscription that receives its events');
+    assert.equal(call.from, sandbox.from);
     assert.equal(call.to, ORDINARY);
     assert.equal(call.timeout, 30);
     assert.deepEqual(call.transfers, []);
 
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const completed = events.at(-1)!.data.object;
     assert.equal(completed.status, 'completed');
     assert.equal(completed.duration_seconds, 5);
@@ -60,11 +46,11 @@ describe('POST /v1/calls', () => {
   test('`recording` reflects `record`', async () => {
     const call = await place(MAGIC.busy, { record: true });
     assert.equal(call.recording, true);
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
+    await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
   });
 
   test('the call\'s own webhook_url receives its events, signed with the default secret', async () => {
-    const own = await subscribedReceiver(t, acct.keys.sandbox, { subscribe: false });
+    const own = await defaultSecretReceiver(sandbox.server, sandbox.account.keys.sandbox);
     try {
       const call = await place(ORDINARY, { webhook_url: own.url });
       assert.equal(call.webhook_url, own.url);
@@ -80,7 +66,7 @@ describe('POST /v1/calls', () => {
     assert.deepEqual(call.metadata, { order: '42' });
     assert.equal(call.timeout, 12);
     assert.equal(call.time_limit, 3);
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const ended = events.at(-1)!.data.object;
     assert.equal(ended.hangup_cause, 'time_limit_reached');
     assert.equal(ended.hangup_source, 'system');
@@ -93,7 +79,7 @@ describe('POST /v1/calls', () => {
 describe('the simulated carrier\'s magic numbers', () => {
   test('+15005550001 is busy', async () => {
     const call = await place(MAGIC.busy);
-    const [, busy, completed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
+    const [, busy, completed] = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.busy', 'call.completed']);
     assert.equal(busy!.data.object.status, 'busy');
     assert.equal(busy!.data.object.hangup_cause, 'user_busy');
     assert.equal(busy!.data.object.duration_seconds, 0);
@@ -107,7 +93,7 @@ describe('the simulated carrier\'s magic numbers', () => {
 
   test('+15005550002 rings until the timeout and ends no_answer', async () => {
     const call = await place(MAGIC.noAnswer, { timeout: 2 });
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.no_answer', 'call.completed']);
     assert.equal(events[2]!.data.object.hangup_cause, 'no_answer');
     assert.equal(events[2]!.data.object.hangup_source, 'carrier');
     assert.equal(events[3]!.data.object.status, 'no_answer');
@@ -116,7 +102,7 @@ describe('the simulated carrier\'s magic numbers', () => {
 
   test('+15005550003 fails with a hangup cause', async () => {
     const call = await place(MAGIC.failed);
-    const [, failed, completed] = await waitForTypes(receiver, call.id, ['call.queued', 'call.failed', 'call.completed']);
+    const [, failed, completed] = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.failed', 'call.completed']);
     assert.equal(failed!.data.object.hangup_cause, 'network_out_of_order');
     assert.equal(failed!.data.object.hangup_source, 'carrier');
     assert.equal(completed!.data.object.status, 'failed');
@@ -126,7 +112,7 @@ describe('the simulated carrier\'s magic numbers', () => {
 
   test('+15005550004 stays up until hung up; hangup completes it', async () => {
     const call = await place(MAGIC.staysUp);
-    await receiver.waitForEvent('call.answered', call.id);
+    await sandbox.receiver.waitForEvent('call.answered', call.id);
     const up = await api().get(`/v1/calls/${call.id}`);
     assert.equal(up.body.status, 'in_progress');
     const hung = await api().post(`/v1/calls/${call.id}/hangup`);
@@ -135,7 +121,7 @@ describe('the simulated carrier\'s magic numbers', () => {
     assert.equal(hung.body.hangup_source, 'caller');
     assert.equal(hung.body.hangup_cause, 'normal_clearing');
     assert.ok(Number.isInteger(hung.body.duration_seconds));
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     assert.equal(events[3]!.data.object.failure, null);
     assert.equal(events[3]!.data.object.hangup_reason, 'The call was hung up through the API (POST /v1/calls/{id}/hangup).');
     // Hanging up an ended call again is safe: 200 with the call, unchanged, and no new event.
@@ -143,12 +129,12 @@ describe('the simulated carrier\'s magic numbers', () => {
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, events[3]!.data.object);
     await new Promise((r) => setTimeout(r, 200));
-    assert.equal(eventsOf(receiver, call.id).length, 4);
+    assert.equal(eventsOf(sandbox.receiver, call.id).length, 4);
   });
 
   test('the sandbox test clock moves calls: advancing past the ring timeout ends the call no_answer at once', async () => {
-    const other = await t.createAccount('scale');
-    const mine = t.as(other.keys.sandbox);
+    const other = await sandbox.server.createAccount('scale');
+    const mine = sandbox.server.as(other.keys.sandbox);
     const call = (await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: MAGIC.noAnswer, timeout: 600, record: false })).body;
     for (let i = 0; i < 100 && (await mine.get(`/v1/calls/${call.id}`)).body.status !== 'ringing'; i++) await new Promise((r) => setTimeout(r, 20));
     const advanced = await mine.post('/v1/sandbox/clock/advance', { seconds: 3600 });
@@ -161,13 +147,13 @@ describe('the simulated carrier\'s magic numbers', () => {
 
   test('hanging up a ringing call cancels it', async () => {
     const call = await place(MAGIC.noAnswer, { timeout: 600 });
-    await receiver.waitForEvent('call.ringing', call.id);
+    await sandbox.receiver.waitForEvent('call.ringing', call.id);
     const hung = await api().post(`/v1/calls/${call.id}/hangup`);
     assert.equal(hung.status, 200);
     assert.equal(hung.body.status, 'canceled');
     assert.equal(hung.body.hangup_cause, 'originator_cancel');
     assert.equal(hung.body.duration_seconds, 0);
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.canceled', 'call.completed']);
     assert.deepEqual(events[3]!.data.object.failure, { code: 'originator_cancel', message: 'The call was hung up before it was answered.', carrier_code: null });
   });
 });
@@ -175,7 +161,7 @@ describe('the simulated carrier\'s magic numbers', () => {
 describe('POST /v1/calls/{id}/transfer', () => {
   async function liveCall() {
     const call = await place(MAGIC.staysUp);
-    await receiver.waitForEvent('call.answered', call.id);
+    await sandbox.receiver.waitForEvent('call.answered', call.id);
     return call;
   }
 
@@ -187,7 +173,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
     assert.equal(res.body.transfers.length, 1);
     assert.equal(res.body.transfers[0].to, ORDINARY);
     assert.equal(res.body.transfers[0].status, 'pending');
-    const events = await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transfer_started', 'call.transferred', 'call.completed']);
+    const events = await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.transfer_started', 'call.transferred', 'call.completed']);
     assert.equal(events[3]!.data.object.transfers[0].status, 'pending', 'call.transfer_started: the target rings (issue 10.4)');
     assert.equal(events[4]!.data.object.transfers[0].status, 'completed');
     assert.ok(events[4]!.data.object.transfers[0].settled_at);
@@ -203,7 +189,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
     // Either the first is still pending (409 conflict) or it already failed (200): never two pending.
     assert.ok(conflict.status === 409 || conflict.status === 200, JSON.stringify(conflict.body));
     if (conflict.status === 409) assert.equal(conflict.body.code, 'conflict');
-    const failed = await receiver.waitForEvent('call.transfer_failed', call.id);
+    const failed = await sandbox.receiver.waitForEvent('call.transfer_failed', call.id);
     assert.equal(failed.data.object.status, 'in_progress');
     assert.equal(failed.data.object.transfers[0].status, 'busy');
     const now = await api().get(`/v1/calls/${call.id}`);
@@ -211,7 +197,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
 
     const noAnswer = await liveCall();
     await api().post(`/v1/calls/${noAnswer.id}/transfer`, { to: MAGIC.noAnswer, timeout: 1 });
-    const unanswered = await receiver.waitForEvent('call.transfer_failed', noAnswer.id);
+    const unanswered = await sandbox.receiver.waitForEvent('call.transfer_failed', noAnswer.id);
     assert.equal(unanswered.data.object.transfers[0].status, 'no_answer');
     assert.equal(unanswered.data.object.status, 'in_progress');
 
@@ -220,7 +206,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
 
   test('a call that is not in progress cannot be transferred: 409 call_not_in_progress', async () => {
     const call = await place(MAGIC.busy);
-    await receiver.waitForEvent('call.busy', call.id);
+    await sandbox.receiver.waitForEvent('call.busy', call.id);
     const res = await api().post(`/v1/calls/${call.id}/transfer`, { to: ORDINARY });
     assert.equal(res.status, 409);
     assert.equal(res.body.code, 'call_not_in_progress');
@@ -238,17 +224,17 @@ describe('POST /v1/calls/{id}/transfer', () => {
 describe('validation, ownership and modes', () => {
   test('numbers must be E.164 (libphonenumber)', async () => {
     for (const [field, value] of [['to', '12345'], ['to', '+1 415 555 0100'], ['from', 'not a number'], ['to', '+1999']] as const) {
-      const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false, [field]: value });
+      const res = await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: false, [field]: value });
       assert.equal(res.status, 400, `${field}=${value}`);
       assert.equal(res.body.code, 'validation_failed');
       assert.equal(res.body.errors[0].field, field);
     }
-    const unknown = await api().post('/v1/calls', { from, to: ORDINARY, record: false, colour: 'red' });
+    const unknown = await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: false, colour: 'red' });
     assert.equal(unknown.status, 400);
   });
 
   test('from must be an active voice number of the account in this mode: 422 from_number_not_owned', async () => {
-    const other = await t.createAccount('scale');
+    const other = await sandbox.server.createAccount('scale');
     for (const number of ['+14155550123', other.numbers.sandbox[0]!]) {
       const res = await api().post('/v1/calls', { from: number, to: ORDINARY, record: false });
       assert.equal(res.status, 422);
@@ -257,22 +243,22 @@ describe('validation, ownership and modes', () => {
   });
 
   test('a webhook_url the URL policy refuses is a 422', async () => {
-    const res = await api().post('/v1/calls', { from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
+    const res = await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'webhook_url_not_allowed');
   });
 
   // issue 10.9: a permanent refusal is a 4xx, decided after validation.
   test('live mode without a real carrier: 422 carrier_not_configured after validation, and nothing is created', async () => {
-    const live = t.as(acct.keys.live);
+    const live = sandbox.server.as(sandbox.account.keys.live);
     // A bad request is told what is wrong with it first.
-    const bad = await live.post('/v1/calls', { from, to: '12', record: false });
+    const bad = await live.post('/v1/calls', { from: sandbox.from, to: '12', record: false });
     assert.equal(bad.status, 400);
-    const badUrl = await live.post('/v1/calls', { from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
+    const badUrl = await live.post('/v1/calls', { from: sandbox.from, to: ORDINARY, record: false, webhook_url: 'ftp://example.com/hook' });
     assert.equal(badUrl.status, 422);
     assert.equal(badUrl.body.code, 'webhook_url_not_allowed');
     // A valid one (from a live number of the account) learns that a retry will not help: a 4xx, not a 503.
-    const liveFrom = await importLiveNumber(t, acct.account.id, '+12125550188');
+    const liveFrom = await importLiveNumber(sandbox.server, sandbox.account.account.id, '+12125550188');
     const res = await live.post('/v1/calls', { from: liveFrom, to: ORDINARY, record: false });
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'carrier_not_configured');
@@ -286,8 +272,8 @@ describe('validation, ownership and modes', () => {
   test('a sandbox call is invisible to a live key: 404', async () => {
     const call = await place(MAGIC.busy);
     for (const res of [
-      await t.as(acct.keys.live).get(`/v1/calls/${call.id}`),
-      await t.as(acct.keys.live).post(`/v1/calls/${call.id}/hangup`),
+      await sandbox.server.as(sandbox.account.keys.live).get(`/v1/calls/${call.id}`),
+      await sandbox.server.as(sandbox.account.keys.live).post(`/v1/calls/${call.id}/hangup`),
     ]) {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'not_found');
@@ -297,8 +283,8 @@ describe('validation, ownership and modes', () => {
 
 describe('GET /v1/calls', () => {
   test('filters by status, from, to and created range, newest first, with cursor pages', async () => {
-    const other = await t.createAccount('scale');
-    const mine = t.as(other.keys.sandbox);
+    const other = await sandbox.server.createAccount('scale');
+    const mine = sandbox.server.as(other.keys.sandbox);
     const otherFrom = other.numbers.sandbox[0]!;
     const ids: string[] = [];
     for (const to of [MAGIC.busy, MAGIC.failed, MAGIC.busy, MAGIC.failed, MAGIC.busy]) {
@@ -329,7 +315,7 @@ describe('GET /v1/calls', () => {
     assert.deepEqual(toFailed.body.data.map((c: any) => c.id), [ids[3], ids[1]]);
     const byFrom = await mine.get(`/v1/calls?from=${encodeURIComponent(otherFrom)}&limit=100`);
     assert.equal(byFrom.body.data.length, 5);
-    const none = await mine.get(`/v1/calls?from=${encodeURIComponent(from)}`);
+    const none = await mine.get(`/v1/calls?from=${encodeURIComponent(sandbox.from)}`);
     assert.deepEqual(none.body.data, []);
 
     const third = (await mine.get(`/v1/calls/${ids[2]}`)).body;
@@ -349,8 +335,8 @@ describe('GET /v1/calls', () => {
 
 describe('GET /v1/account', () => {
   test('shows the calls queued, ringing or in progress', async () => {
-    const other = await t.createAccount('growth');
-    const mine = t.as(other.keys.sandbox);
+    const other = await sandbox.server.createAccount('growth');
+    const mine = sandbox.server.as(other.keys.sandbox);
     // Read first, so the count is cached: each change must still show at once.
     assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
     const res = await mine.post('/v1/calls', { from: other.numbers.sandbox[0], to: MAGIC.staysUp, record: false });
@@ -363,6 +349,6 @@ describe('GET /v1/account', () => {
     assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 1);
     while ((await mine.get(`/v1/calls/${ordinary.body.id}`)).body.status !== 'completed') await new Promise((r) => setTimeout(r, 10));
     assert.equal((await mine.get('/v1/account')).body.usage.concurrent_calls, 0);
-    assert.equal(eventsOf(receiver, res.body.id).length, 0, 'another account\'s events never reach this receiver');
+    assert.equal(eventsOf(sandbox.receiver, res.body.id).length, 0, 'another account\'s events never reach this receiver');
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { subscribedReceiver } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { allEventsOf } from './flow-helpers.ts';
 
 let t: TestServer;
@@ -21,7 +21,7 @@ const api = () => t.as(acct.keys.sandbox);
 before(async () => {
   t = await startTestServer();
   acct = await t.createAccount('scale');
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
   number = (await api().get('/v1/numbers?limit=1')).body.data[0];
   agentId = (await createFixtureAgent(t, acct.keys.sandbox, null)).agent.id;
 });

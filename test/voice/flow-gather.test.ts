@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { MAGIC, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
+import { MAGIC, waitForTypes } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { allEventsOf, waitForFlow, waitForFlowEvent, waitForRunning } from './flow-helpers.ts';
 
 let t: TestServer;
@@ -30,7 +31,7 @@ before(async () => {
   t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: String(SCALE) });
   acct = await t.createAccount('scale');
   from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
 });
 after(async () => {
   await receiver.close();

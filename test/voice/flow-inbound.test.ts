@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
-import { subscribedReceiver } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { allEventsOf, waitForFlowEvent } from './flow-helpers.ts';
 
 let t: TestServer;
@@ -21,7 +21,7 @@ const CALLER = '+14155550199';
 before(async () => {
   t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.05' });
   acct = await t.createAccount('scale');
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
   app = await startFlowServer();
   app.secrets.push(receiver.secrets[0]!);
 });

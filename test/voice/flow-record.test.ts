@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
-import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { waitForRunning } from './flow-helpers.ts';
 
 let t: TestServer;
@@ -22,7 +23,7 @@ before(async () => {
   // timeout ends it, and at 0.02 (40 ms) a loaded machine's job delay lost that race.
   t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.1' });
   acct = await t.createAccount('scale');
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
   number = (await api().get('/v1/numbers?limit=1')).body.data[0];
 });
 after(async () => {

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { startTestServer } from '../helpers/server.ts';
 import { startServer } from '../../src/main.ts';
 import { startFlowServer } from '../helpers/flow-server.ts';
-import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { waitForRunning } from './flow-helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -20,7 +21,7 @@ test('a restart while the answer webhook is in flight: the backup job asks again
   const t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.05', SWITCHBOARD_FLOW_WEBHOOK_TIMEOUT_MS: '2000' });
   cleanups.push(() => t.store.drop());
   const acct = await t.createAccount('scale');
-  const receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  const receiver = await subscribeAll(t, acct.keys.sandbox);
   cleanups.push(() => receiver.close());
   const app = await startFlowServer();
   cleanups.push(() => app.close());
@@ -48,7 +49,7 @@ test('issue 12: a restart in the middle of a sandbox flow (a gather listening): 
   const t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '1' });
   cleanups.push(() => t.store.drop());
   const acct = await t.createAccount('scale');
-  const receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  const receiver = await subscribeAll(t, acct.keys.sandbox);
   cleanups.push(() => receiver.close());
   const flow = [
     { gather: { num_digits: 1, timeout: 60, prompts: [{ say: { text: 'Press a key.' } }] } },

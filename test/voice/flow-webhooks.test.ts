@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
-import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 import { allEventsOf, waitForFlowEvent, waitForRunning } from './flow-helpers.ts';
 
 let t: TestServer;
@@ -24,7 +25,7 @@ before(async () => {
   t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.1', SWITCHBOARD_FLOW_WEBHOOK_TIMEOUT_MS: '400' });
   acct = await t.createAccount('scale');
   from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  receiver = await subscribeAll(t, acct.keys.sandbox);
   app = await startFlowServer();
   app.secrets.push(receiver.secrets[0]!); // the account's default secret signs flow webhooks
 });

@@ -3,28 +3,13 @@
 // simulator's media port, on the test clock), ends the call when it says so or runs out, and
 // leaves a log of every verb on GET /v1/calls/{id}/flow. Webhooks reach a real receiver.
 // issue 12: say, pause and hangup verbs; the flow log; an inline flow validated at once (400, errors[] by path); the seed's 200 unchanged; a flow's end in hangup_reason.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { MAGIC, ORDINARY, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
+import { MAGIC, ORDINARY, waitForTypes } from './voice-helpers.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-let from: string;
-const api = () => t.as(acct.keys.sandbox);
-
-before(async () => {
-  t = await startTestServer();
-  acct = await t.createAccount('scale');
-  from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
-});
-after(async () => {
-  await receiver.close();
-  await t.close();
-});
+const sandbox = useSandboxAccount();
+const api = () => sandbox.api();
 
 const seconds = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 1000;
 
@@ -32,7 +17,7 @@ describe('an inline flow on POST /v1/calls', () => {
   test('an invalid flow is refused with 400 naming every bad path, and no call is created', async () => {
     const before = (await api().get('/v1/calls?limit=100')).body.data.length;
     const res = await api().post('/v1/calls', {
-      from, to: MAGIC.staysUp,
+      from: sandbox.from, to: MAGIC.staysUp,
       flow: [{ say: { text: 'hi' } }, { pause: { seconds: 0 } }, { say: { loop: 99 } }, { dance: {} }, { say: { text: 'a' }, hangup: {} }],
     });
     assert.equal(res.status, 400, JSON.stringify(res.body));
@@ -41,15 +26,15 @@ describe('an inline flow on POST /v1/calls', () => {
       'flow[1].pause.seconds', 'flow[2].say.text', 'flow[2].say.loop', 'flow[3].dance', 'flow[4]',
     ]);
     assert.match(res.body.detail, /flow\[2\]\.say\.loop must be at most 10/);
-    const empty = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [] });
+    const empty = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [] });
     assert.equal(empty.status, 400);
     assert.equal(empty.body.errors[0].field, 'flow');
     assert.equal((await api().get('/v1/calls?limit=100')).body.data.length, before, 'nothing was created');
   });
 
   test('the 200 response is the same shape with or without a flow', async () => {
-    const plain = await api().post('/v1/calls', { from, to: MAGIC.busy });
-    const flowed = await api().post('/v1/calls', { from, to: MAGIC.busy, flow: [{ hangup: {} }] });
+    const plain = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.busy });
+    const flowed = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.busy, flow: [{ hangup: {} }] });
     assert.equal(flowed.status, 200);
     assert.deepEqual(Object.keys(flowed.body).sort(), Object.keys(plain.body).sort());
     assert.equal(flowed.body.status, 'queued');
@@ -62,8 +47,8 @@ describe('an inline flow on POST /v1/calls', () => {
       { say: { text: 'Goodbye now.', loop: 2 } }, // (2/3 + 0.4) x 2 s
       { hangup: {} },
     ];
-    const call = (await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow })).body;
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const call = (await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow })).body;
+    await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const done = (await api().get(`/v1/calls/${call.id}`)).body;
     assert.equal(done.status, 'completed');
     assert.equal(done.hangup_cause, 'normal_clearing');
@@ -93,21 +78,21 @@ describe('an inline flow on POST /v1/calls', () => {
   });
 
   test('a flow that runs out of verbs ends the call', async () => {
-    const call = (await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ pause: { seconds: 1 } }] })).body;
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const call = (await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [{ pause: { seconds: 1 } }] })).body;
+    await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const flow = (await api().get(`/v1/calls/${call.id}/flow`)).body;
     assert.deepEqual(flow.log.map((e: any) => e.result), [{ reason: 'finished' }]);
     const ended = (await api().get(`/v1/calls/${call.id}`)).body;
     assert.equal(ended.hangup_source, 'caller');
     // issue 12: a flow that ran out is not "hung up through the API"; its call.completed says the same.
     assert.match(ended.hangup_reason, /^The call's flow ran out of verbs/);
-    const completed = receiver.events().find((e) => e.type === 'call.completed' && e.data.object.id === call.id)!;
+    const completed = sandbox.receiver.events().find((e) => e.type === 'call.completed' && e.data.object.id === call.id)!;
     assert.equal(completed.data.object.hangup_reason, ended.hangup_reason);
   });
 
   test('an API hangup during a flow still says it was the API', async () => {
-    const call = (await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ pause: { seconds: 600 } }] })).body;
-    await receiver.waitForEvent('call.answered', call.id);
+    const call = (await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [{ pause: { seconds: 600 } }] })).body;
+    await sandbox.receiver.waitForEvent('call.answered', call.id);
     const hung = await api().post(`/v1/calls/${call.id}/hangup`);
     assert.equal(hung.status, 200, JSON.stringify(hung.body));
     assert.equal(hung.body.hangup_reason, 'The call was hung up through the API (POST /v1/calls/{id}/hangup).');
@@ -115,8 +100,8 @@ describe('an inline flow on POST /v1/calls', () => {
 
   test('the called party hanging up mid-verb ends the verb with reason hangup', async () => {
     // ORDINARY talks 5 s and hangs up; the pause would last 60.
-    const call = (await api().post('/v1/calls', { from, to: ORDINARY, flow: [{ pause: { seconds: 60 } }, { say: { text: 'never heard' } }] })).body;
-    await waitForTypes(receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
+    const call = (await api().post('/v1/calls', { from: sandbox.from, to: ORDINARY, flow: [{ pause: { seconds: 60 } }, { say: { text: 'never heard' } }] })).body;
+    await waitForTypes(sandbox.receiver, call.id, ['call.queued', 'call.ringing', 'call.answered', 'call.completed']);
     const ended = (await api().get(`/v1/calls/${call.id}`)).body;
     assert.equal(ended.hangup_source, 'callee');
     const flow = (await api().get(`/v1/calls/${call.id}/flow`)).body;
@@ -125,10 +110,10 @@ describe('an inline flow on POST /v1/calls', () => {
   });
 
   test('a call without a flow has none; another mode cannot read it', async () => {
-    const call = (await api().post('/v1/calls', { from, to: MAGIC.busy })).body;
+    const call = (await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.busy })).body;
     const res = await api().get(`/v1/calls/${call.id}/flow`);
     assert.deepEqual(res.body, { object: 'call_flow', call_id: call.id, flow: null, position: null, log: [] });
-    const other = await t.as(acct.keys.live).get(`/v1/calls/${call.id}/flow`);
+    const other = await sandbox.server.as(sandbox.account.keys.live).get(`/v1/calls/${call.id}/flow`);
     assert.equal(other.status, 404);
   });
 });

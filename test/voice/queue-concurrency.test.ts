@@ -2,29 +2,14 @@
 // clients take each waiting caller exactly once, and a caller hanging up while it is being
 // taken is either taken (then hangs up from the bridge) or leaves with hangup, never both.
 // issue 25: queues, "two dequeues never take the same caller".
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { MAGIC, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC } from './voice-helpers.ts';
 import { waitForFlowEvent } from './flow-helpers.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-let from: string;
-const api = () => t.as(acct.keys.sandbox);
-
-before(async () => {
-  t = await startTestServer();
-  acct = await t.createAccount('scale');
-  from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
-});
-after(async () => {
-  await receiver.close();
-  await t.close();
-});
+const sandbox = useSandboxAccount();
+const api = () => sandbox.api();
 
 async function queueNamed(name: string): Promise<string> {
   // One long silence as the wait flow: twenty waiting callers then cost one job each, not a loop of them.
@@ -34,9 +19,9 @@ async function queueNamed(name: string): Promise<string> {
 }
 
 async function waitingCaller(queue: string): Promise<string> {
-  const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow: [{ enqueue: { queue } }, { hangup: {} }] });
+  const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [{ enqueue: { queue } }, { hangup: {} }] });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  await waitForFlowEvent(receiver, res.body.id, 'call.queue.joined');
+  await waitForFlowEvent(sandbox.receiver, res.body.id, 'call.queue.joined');
   return res.body.id;
 }
 
@@ -49,7 +34,7 @@ test('20 clients dequeue the front of a queue of 10 callers at once: each caller
   assert.deepEqual(refused.map((a) => a.body.code), Array(10).fill('queue_empty'), JSON.stringify(refused.map((a) => a.body)));
   assert.deepEqual([...taken].sort(), [...callers].sort(), 'every caller taken, none twice');
   for (const id of callers) {
-    const left = await waitForFlowEvent(receiver, id, 'call.queue.left');
+    const left = await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');
     assert.deepEqual(left.map((e) => e.data.object.result), ['bridged']);
   }
   assert.equal((await api().get(`/v1/queues/${queue}`)).body.current_size, 0);
@@ -74,7 +59,7 @@ test('a caller hanging up while it is being taken is never bridged after its han
       api().post(`/v1/calls/${id}/hangup`),
     ]);
     assert.equal(hungUp.status, 200);
-    const [left] = await waitForFlowEvent(receiver, id, 'call.queue.left');
+    const [left] = await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');
     if (dequeued.status === 200) {
       // Taken first: it left the queue bridged, and its hang-up then ended the bridge.
       assert.equal(left!.data.object.result, 'bridged', `round ${round}`);
@@ -82,7 +67,7 @@ test('a caller hanging up while it is being taken is never bridged after its han
       assert.equal(dequeued.body.code, 'queue_member_not_waiting', `round ${round}`);
       assert.equal(left!.data.object.result, 'hangup', `round ${round}`);
     }
-    assert.equal((await waitForFlowEvent(receiver, id, 'call.queue.left')).length, 1, 'it left its queue once');
+    assert.equal((await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left')).length, 1, 'it left its queue once');
   }
   assert.equal((await api().get(`/v1/queues/${queue}`)).body.current_size, 0);
 });

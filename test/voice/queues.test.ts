@@ -3,34 +3,14 @@
 // caller taken out with DELETE, a `leave` in the wait flow, and the dequeue verb bridging an
 // agent's call. Webhooks and action_urls reach real receivers on 127.0.0.1.
 // issue 25: queues (resource, enqueue/dequeue/leave verbs, call.queue.joined/left).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { startFlowServer, type FlowServer } from '../helpers/flow-server.ts';
-import { MAGIC, ORDINARY, subscribedReceiver } from './voice-helpers.ts';
+import { MAGIC, ORDINARY } from './voice-helpers.ts';
 import { waitForFlow, waitForFlowEvent } from './flow-helpers.ts';
+import { useSandboxAccount } from '../helpers/sandbox-account.ts';
 
-let t: TestServer;
-let acct: CreatedAccount;
-let receiver: WebhookReceiver;
-let app: FlowServer;
-let from: string;
-const api = () => t.as(acct.keys.sandbox);
-
-before(async () => {
-  t = await startTestServer();
-  acct = await t.createAccount('scale');
-  from = acct.numbers.sandbox[0]!;
-  receiver = await subscribedReceiver(t, acct.keys.sandbox);
-  app = await startFlowServer();
-  app.secrets.push((await api().get('/v1/webhooks/default_secret')).body.secret);
-});
-after(async () => {
-  await app.close();
-  await receiver.close();
-  await t.close();
-});
+const sandbox = useSandboxAccount({}, { flowServer: true });
+const api = () => sandbox.api();
 
 async function createQueue(body: Record<string, unknown>): Promise<any> {
   const res = await api().post('/v1/queues', body);
@@ -40,9 +20,9 @@ async function createQueue(body: Record<string, unknown>): Promise<any> {
 
 /** A call whose flow runs `flow` once answered; resolves when it is waiting in its queue. */
 async function caller(flow: unknown[], opts: { joins?: boolean } = {}): Promise<string> {
-  const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, flow });
+  const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  if (opts.joins !== false) await waitForFlowEvent(receiver, res.body.id, 'call.queue.joined');
+  if (opts.joins !== false) await waitForFlowEvent(sandbox.receiver, res.body.id, 'call.queue.joined');
   return res.body.id;
 }
 
@@ -61,21 +41,21 @@ describe('the queue resource', () => {
     assert.equal(again.status, 409);
     assert.equal(again.body.code, 'queue_name_taken');
     // The live mode has its own names.
-    const live = await t.as(acct.keys.live).post('/v1/queues', { name: 'billing' });
+    const live = await sandbox.server.as(sandbox.account.keys.live).post('/v1/queues', { name: 'billing' });
     assert.equal(live.status, 200, JSON.stringify(live.body));
 
-    const both = await api().post('/v1/queues', { name: 'both', wait_flow: [{ pause: { seconds: 1 } }], wait_url: `${app.url}/wait` });
+    const both = await api().post('/v1/queues', { name: 'both', wait_flow: [{ pause: { seconds: 1 } }], wait_url: `${sandbox.flowServer.url}/wait` });
     assert.equal(both.status, 400);
     assert.equal(both.body.errors[0].field, 'wait_url');
 
     const listed = await api().get('/v1/queues?name=billing');
     assert.deepEqual(listed.body.data.map((q: any) => q.id), [queue.id]);
     assert.equal((await api().get(`/v1/queues/${queue.id}`)).body.name, 'billing');
-    assert.equal((await t.as(acct.keys.live).get(`/v1/queues/${queue.id}`)).status, 404, 'a sandbox queue is not seen live');
+    assert.equal((await sandbox.server.as(sandbox.account.keys.live).get(`/v1/queues/${queue.id}`)).status, 404, 'a sandbox queue is not seen live');
 
-    const changed = await api().patch(`/v1/queues/${queue.id}`, { max_size: 9, max_wait_seconds: null, wait_flow: [], wait_url: `${app.url}/wait` });
+    const changed = await api().patch(`/v1/queues/${queue.id}`, { max_size: 9, max_wait_seconds: null, wait_flow: [], wait_url: `${sandbox.flowServer.url}/wait` });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
-    assert.deepEqual([changed.body.max_size, changed.body.max_wait_seconds, changed.body.wait_flow, changed.body.wait_url], [9, null, [], `${app.url}/wait`]);
+    assert.deepEqual([changed.body.max_size, changed.body.max_wait_seconds, changed.body.wait_flow, changed.body.wait_url], [9, null, [], `${sandbox.flowServer.url}/wait`]);
 
     const deleted = await api().delete(`/v1/queues/${queue.id}`);
     assert.deepEqual(deleted.body, { id: queue.id, object: 'queue', deleted: true });
@@ -86,8 +66,8 @@ describe('the queue resource', () => {
 describe('waiting and being taken', () => {
   test('three callers of different priorities are taken lowest priority first, then oldest; each flow goes on told bridged', async () => {
     const queue = await createQueue({ name: 'priority' });
-    app.routes.set('/after-priority', [{ say: { text: 'Bye.' } }, { hangup: {} }]);
-    const enqueue = (priority: number) => [{ enqueue: { queue: 'priority', priority, action_url: `${app.url}/after-priority` } }, { say: { text: 'never reached' } }];
+    sandbox.flowServer.routes.set('/after-priority', [{ say: { text: 'Bye.' } }, { hangup: {} }]);
+    const enqueue = (priority: number) => [{ enqueue: { queue: 'priority', priority, action_url: `${sandbox.flowServer.url}/after-priority` } }, { say: { text: 'never reached' } }];
     const low = await caller(enqueue(500));
     const high = await caller(enqueue(100));
     const alsoHigh = await caller(enqueue(100));
@@ -114,7 +94,7 @@ describe('waiting and being taken', () => {
     assert.equal(empty.body.code, 'queue_empty');
 
     // The dialled number talks 5 s and hangs up: each caller's enqueue then reports bridged to its action_url.
-    const requests = await app.waitForRequests('/after-priority', 3);
+    const requests = await sandbox.flowServer.waitForRequests('/after-priority', 3);
     for (const req of requests) {
       assert.equal(req.verified, true);
       assert.equal(req.body.reason, 'enqueue');
@@ -122,10 +102,10 @@ describe('waiting and being taken', () => {
       assert.equal(req.body.enqueue.queue_id, queue.id);
     }
     for (const id of [low, high, alsoHigh]) {
-      const [left] = await waitForFlowEvent(receiver, id, 'call.queue.left');
+      const [left] = await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');
       assert.equal(left!.data.object.result, 'bridged');
       assert.equal(typeof left!.data.object.wait_seconds, 'number');
-      await receiver.waitForEvent('call.completed', id);
+      await sandbox.receiver.waitForEvent('call.completed', id);
       assert.deepEqual((await logOf(id)).map(([verb]: [string]) => verb), ['enqueue', 'say', 'hangup']);
     }
   });
@@ -133,24 +113,24 @@ describe('waiting and being taken', () => {
   test('max_wait_seconds: the caller leaves with timeout after hearing the wait flow, and its flow goes on', async () => {
     await createQueue({ name: 'slow', max_wait_seconds: 3, wait_flow: [{ say: { text: 'Still there?' } }, { pause: { seconds: 1 } }] });
     const id = await caller([{ enqueue: { queue: 'slow' } }, { say: { text: 'Sorry, nobody could take your call.' } }, { hangup: {} }]);
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     const entry = await enqueueEntry(id);
     assert.equal(entry.result.result, 'timeout');
     assert.ok(entry.result.wait_seconds >= 3, `it waited its max_wait_seconds (${entry.result.wait_seconds})`);
-    const [left] = await waitForFlowEvent(receiver, id, 'call.queue.left');
+    const [left] = await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');
     assert.equal(left!.data.object.result, 'timeout');
     assert.deepEqual((await logOf(id)).map(([verb]: [string]) => verb), ['enqueue', 'say', 'hangup']);
   });
 
   test('a full queue refuses the next caller at once with full', async () => {
     const queue = await createQueue({ name: 'tiny', max_size: 1 });
-    app.routes.set('/after-full', [{ say: { text: 'We are busy.' } }, { hangup: {} }]);
+    sandbox.flowServer.routes.set('/after-full', [{ say: { text: 'We are busy.' } }, { hangup: {} }]);
     const first = await caller([{ enqueue: { queue: 'tiny' } }]);
-    const second = await caller([{ enqueue: { queue: 'tiny', action_url: `${app.url}/after-full` } }], { joins: false });
-    const [req] = await app.waitForRequests('/after-full');
+    const second = await caller([{ enqueue: { queue: 'tiny', action_url: `${sandbox.flowServer.url}/after-full` } }], { joins: false });
+    const [req] = await sandbox.flowServer.waitForRequests('/after-full');
     assert.equal(req!.body.enqueue.result, 'full');
     assert.equal(req!.body.enqueue.wait_seconds, 0);
-    await receiver.waitForEvent('call.completed', second);
+    await sandbox.receiver.waitForEvent('call.completed', second);
     assert.equal((await api().get(`/v1/queues/${queue.id}`)).body.current_size, 1);
     await api().post(`/v1/calls/${first}/hangup`);
   });
@@ -160,7 +140,7 @@ describe('waiting and being taken', () => {
     const id = await caller([{ enqueue: { queue: 'hangups' } }]);
     assert.equal((await api().get(`/v1/queues/${queue.id}`)).body.current_size, 1);
     assert.equal((await api().post(`/v1/calls/${id}/hangup`)).status, 200);
-    const [left] = await waitForFlowEvent(receiver, id, 'call.queue.left');
+    const [left] = await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');
     assert.equal(left!.data.object.result, 'hangup');
     assert.equal((await api().get(`/v1/queues/${queue.id}`)).body.current_size, 0);
     assert.deepEqual((await api().get(`/v1/queues/${queue.id}/members`)).body.data, []);
@@ -175,7 +155,7 @@ describe('waiting and being taken', () => {
     const removed = await api().delete(`/v1/queues/${queue.id}/members/${id}`);
     assert.equal(removed.status, 200, JSON.stringify(removed.body));
     assert.deepEqual([removed.body.status, removed.body.result, removed.body.position], ['left', 'leave', null]);
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     assert.deepEqual((await logOf(id)).map(([verb]: [string]) => verb), ['enqueue', 'say', 'hangup']);
     assert.equal((await enqueueEntry(id)).result.result, 'leave');
   });
@@ -183,42 +163,42 @@ describe('waiting and being taken', () => {
   test('a leave in the wait flow ends the wait with leave', async () => {
     await createQueue({ name: 'leavers', wait_flow: [{ say: { text: 'Nobody is here today.' } }, { leave: {} }] });
     const id = await caller([{ enqueue: { queue: 'leavers' } }, { hangup: {} }]);
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     assert.equal((await enqueueEntry(id)).result.result, 'leave');
   });
 
   test('the wait flow names the caller\'s place: a recorded call hears its position filled in', async () => {
     await createQueue({ name: 'announced', wait_flow: [{ say: { text: 'You are number {{queue.position}} of {{queue.size}}.' } }, { leave: {} }] });
-    const res = await api().post('/v1/calls', { from, to: MAGIC.staysUp, record: true, flow: [{ enqueue: { queue: 'announced' } }, { hangup: {} }] });
+    const res = await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, record: true, flow: [{ enqueue: { queue: 'announced' } }, { hangup: {} }] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const id = res.body.id;
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     const [{ id: recordingId }] = (await api().get(`/v1/calls/${id}/recordings`)).body.data;
-    await receiver.waitForEvent('call.recording.ready', recordingId, 30_000);
+    await sandbox.receiver.waitForEvent('call.recording.ready', recordingId, 30_000);
     const recording = (await api().get(`/v1/recordings/${recordingId}`)).body;
     const said = recording.transcript.segments.map((s: { text: string }) => s.text);
     assert.ok(said.includes('You are number 1 of 1.'), JSON.stringify(said));
   });
 
   test('a wait_url answers the wait flow at each pass, told the caller\'s place', async () => {
-    await createQueue({ name: 'hosted', wait_url: `${app.url}/hold` });
+    await createQueue({ name: 'hosted', wait_url: `${sandbox.flowServer.url}/hold` });
     let passes = 0;
-    app.routes.set('/hold', () => (++passes < 2 ? [{ say: { text: 'Please hold.' } }] : [{ leave: {} }]));
+    sandbox.flowServer.routes.set('/hold', () => (++passes < 2 ? [{ say: { text: 'Please hold.' } }] : [{ leave: {} }]));
     const id = await caller([{ enqueue: { queue: 'hosted' } }, { hangup: {} }]);
-    const requests = await app.waitForRequests('/hold', 2);
+    const requests = await sandbox.flowServer.waitForRequests('/hold', 2);
     for (const req of requests) {
       assert.equal(req.verified, true);
       assert.equal(req.body.call_id, id);
       assert.deepEqual([req.body.queue.name, req.body.queue.position, req.body.queue.size], ['hosted', 1, 1]);
       assert.equal(typeof req.body.queue.wait_seconds, 'number');
     }
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     assert.equal((await enqueueEntry(id)).result.result, 'leave');
   });
 
   test('an unknown queue is the result error, and the flow goes on', async () => {
     const id = await caller([{ enqueue: { queue: 'nope' } }, { hangup: {} }], { joins: false });
-    await receiver.waitForEvent('call.completed', id);
+    await sandbox.receiver.waitForEvent('call.completed', id);
     const entry = await enqueueEntry(id);
     assert.equal(entry.result.result, 'error');
     assert.match(entry.result.detail, /nope/);
@@ -228,24 +208,24 @@ describe('waiting and being taken', () => {
 describe('the dequeue verb', () => {
   test('an agent\'s call takes the caller, the two are bridged until the agent hangs up, then both flows go on', async () => {
     const queue = await createQueue({ name: 'agents' });
-    app.routes.set('/after-agents', [{ say: { text: 'Thanks for calling.' } }, { hangup: {} }]);
-    const waiting = await caller([{ enqueue: { queue: 'agents', action_url: `${app.url}/after-agents` } }]);
+    sandbox.flowServer.routes.set('/after-agents', [{ say: { text: 'Thanks for calling.' } }, { hangup: {} }]);
+    const waiting = await caller([{ enqueue: { queue: 'agents', action_url: `${sandbox.flowServer.url}/after-agents` } }]);
     const agent = await caller([{ dequeue: { queue: 'agents' } }], { joins: false });
     await waitForFlow(api(), agent, (f) => f.log.some((e: any) => e.verb === 'dequeue'));
     const member = (await api().get(`/v1/queues/${queue.id}/members`)).body.data;
     assert.deepEqual(member, [], 'the caller is no longer waiting');
-    const [left] = await waitForFlowEvent(receiver, waiting, 'call.queue.left');
+    const [left] = await waitForFlowEvent(sandbox.receiver, waiting, 'call.queue.left');
     assert.equal(left!.data.object.result, 'bridged');
     assert.equal((await api().post(`/v1/calls/${agent}/hangup`)).status, 200);
-    const [req] = await app.waitForRequests('/after-agents');
+    const [req] = await sandbox.flowServer.waitForRequests('/after-agents');
     assert.equal(req!.body.enqueue.result, 'bridged');
-    await receiver.waitForEvent('call.completed', waiting);
+    await sandbox.receiver.waitForEvent('call.completed', waiting);
   });
 
   test('an empty queue: dequeue ends with timeout and the flow goes on', async () => {
     await createQueue({ name: 'nobody' });
     const agent = await caller([{ dequeue: { queue: 'nobody' } }, { hangup: {} }], { joins: false });
-    await receiver.waitForEvent('call.completed', agent);
+    await sandbox.receiver.waitForEvent('call.completed', agent);
     const entry = (await api().get(`/v1/calls/${agent}/flow`)).body.log.find((e: any) => e.verb === 'dequeue');
     assert.equal(entry.result.result, 'timeout');
   });
@@ -259,12 +239,12 @@ describe('the dequeue verb', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.ok(['reserved', 'bridged'].includes(res.body.status), res.body.status);
     assert.equal(res.body.bridged_call_id, agent);
-    await waitForFlowEvent(receiver, waiting, 'call.queue.left');
+    await waitForFlowEvent(sandbox.receiver, waiting, 'call.queue.left');
     const flow = await waitForFlow(api(), agent, (f) => f.log.some((e: any) => e.verb === 'dequeue'));
     assert.deepEqual(flow.log[0].result, { reason: 'interrupted' });
     // The caller hangs up: the agent's dequeue goes on with bridged (its flow then runs out and ends the call).
     await api().post(`/v1/calls/${waiting}/hangup`);
-    await receiver.waitForEvent('call.completed', agent);
+    await sandbox.receiver.waitForEvent('call.completed', agent);
     const entry = (await api().get(`/v1/calls/${agent}/flow`)).body.log.find((e: any) => e.verb === 'dequeue');
     assert.equal(entry.result.result, 'bridged');
     assert.equal(entry.result.caller_call_id, waiting);

@@ -8,7 +8,8 @@ import { startTestServer, TEST_ENV } from '../helpers/server.ts';
 import { createTestStore, type TestStore } from '../helpers/database.ts';
 import { startServer } from '../../src/main.ts';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { ORDINARY, subscribedReceiver, waitForTypes } from './voice-helpers.ts';
+import { ORDINARY, waitForTypes } from './voice-helpers.ts';
+import { subscribeAll } from '../helpers/subscribe.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 after(async () => {
@@ -20,7 +21,7 @@ test('a graceful restart mid-call: the new server completes the call and sends t
   const t = await startTestServer({ SWITCHBOARD_SIM_TIME_SCALE: '0.3' });
   cleanups.push(() => t.store.drop());
   const acct = await t.createAccount('scale');
-  const receiver = await subscribedReceiver(t, acct.keys.sandbox);
+  const receiver = await subscribeAll(t, acct.keys.sandbox);
   cleanups.push(() => receiver.close());
   const call = (await t.as(acct.keys.sandbox).post('/v1/calls', { from: acct.numbers.sandbox[0], to: ORDINARY, record: true })).body;
   await receiver.waitForEvent('call.answered', call.id);

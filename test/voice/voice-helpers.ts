@@ -1,23 +1,7 @@
-// Shared by the voice tests: a webhook receiver subscribed to every event of an account's
-// sandbox (and verifying the default secret, which signs a call's own webhook_url), and
-// small readers over what it received.
+// Shared by the voice tests: small readers over what a webhook receiver received.
 import assert from 'node:assert/strict';
 import { startReceiver, type ReceivedEvent, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import type { TestServer } from '../helpers/server.ts';
-
-export async function subscribedReceiver(t: TestServer, key: string, opts: { subscribe?: boolean } = {}): Promise<WebhookReceiver> {
-  const receiver = await startReceiver();
-  const api = t.as(key);
-  const defaults = await api.get('/v1/webhooks/default_secret');
-  assert.equal(defaults.status, 200, JSON.stringify(defaults.body));
-  receiver.secrets.push(defaults.body.secret);
-  if (opts.subscribe !== false) {
-    const sub = await api.post('/v1/webhooks', { url: receiver.url, events: ['*'] });
-    assert.equal(sub.status, 200, JSON.stringify(sub.body));
-    receiver.secrets.push(sub.body.secret);
-  }
-  return receiver;
-}
 
 /** Events of one resource, in sequence order, de-duplicated by event id (delivery is at least once). */
 export function eventsOf(receiver: WebhookReceiver, resourceId: string): ReceivedEvent[] {

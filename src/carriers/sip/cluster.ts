@@ -10,7 +10,7 @@ import type { VoiceCarrier } from '../carrier.ts';
 import type { LiveMediaPort } from './live-media.ts';
 import type { CallRecords } from './call-records.ts';
 import { NodeLease } from './node-lease.ts';
-import { NodeCommands, talkSecondsFromAnswer, type CallCommand, type CommandPayload } from './node-commands.ts';
+import { NodeCommands, talkSecondsFromAnswer, type CallCommand, type CommandPayload, type ConferencePayload } from './node-commands.ts';
 
 /** What a command from another node is carried out on: the carrier's own methods, on this node. */
 export interface CommandTarget extends Pick<VoiceCarrier, 'hangUp' | 'transfer'> {
@@ -28,15 +28,28 @@ export class Cluster {
     this.commands = new NodeCommands(platform, this.nodeId);
   }
 
-  /** Joins the node table (and sweeps it for dead nodes), then serves the commands sent here on `target`. */
-  async start(target: CommandTarget): Promise<void> {
+  /**
+   * Joins the node table (and sweeps it for dead nodes), advertising `sipAddress` for
+   * node-to-node media legs, then serves the commands sent here on `target`.
+   */
+  async start(target: CommandTarget, sipAddress: string): Promise<void> {
     this.lease = new NodeLease(this.platform.database.db, {
-      nodeId: this.nodeId, leaseSeconds: this.leaseSeconds,
+      nodeId: this.nodeId, leaseSeconds: this.leaseSeconds, sipAddress,
       onDead: (nodeId) => this.endCallsOf(nodeId),
       log: (err) => this.platform.log.warn({ err }, 'sip: node lease'),
     });
     await this.lease.start();
-    await this.commands.serve((payload) => this.carryOut(target, payload));
+    await this.commands.serve((payload) => this.carryOut(target, payload), (payload) => this.hear(target, payload));
+  }
+
+  /** Where `nodeId` takes node-to-node media legs (null: gone, or not started yet). */
+  async addressOf(nodeId: string): Promise<string | null> {
+    return (await this.lease?.addressOf(nodeId)) ?? null;
+  }
+
+  /** Another node changed a conference this node mixes: its media follows here. */
+  private async hear(target: CommandTarget, { message }: ConferencePayload): Promise<void> {
+    await target.media.conferences.hear(message);
   }
 
   async stop(): Promise<void> {

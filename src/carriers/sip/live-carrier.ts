@@ -38,6 +38,7 @@ import { OutboundCalls, trunkNamed } from './outbound.ts';
 import { InboundCalls } from './inbound.ts';
 import { Transfers } from './transfers.ts';
 import { Cluster } from './cluster.ts';
+import { NodeLegs } from './node-legs.ts';
 
 export type { LiveCallState } from './call-records.ts';
 export type { MediaTotals } from './media-totals.ts';
@@ -57,6 +58,8 @@ export class LiveSipCarrier implements VoiceCarrier {
   private readonly transfers: Transfers;
   private registrations: TrunkRegistrations | undefined;
   private readonly registrar: Registrar;
+  /** Conference legs between this node and others (a participant here, its conference mixed there, or the reverse). */
+  private readonly nodeLegs: NodeLegs;
 
   constructor(
     private readonly platform: Platform,
@@ -74,6 +77,14 @@ export class LiveSipCarrier implements VoiceCarrier {
     const { stack } = this;
     this.legs = new Legs({ stack, records, counters: this.counters, mediaDir: this.mediaDir, hungUp: (callId) => this.media.hungUp(callId) });
     this.transfers = new Transfers({ platform, settings, stack, legs: this.legs, records });
+    this.nodeLegs = new NodeLegs({
+      ua: () => stack.ua, engine: () => stack.engine, nodeId: this.cluster.nodeId, publicHost: settings.publicHost, secretKey: platform.config.secretKey,
+      addressOf: (nodeId) => this.cluster.addressOf(nodeId),
+      arrived: (conferenceId) => this.media.conferences.legArrived(conferenceId),
+      log: (err, subject) => platform.log.warn({ err, subject }, 'sip: node-to-node leg'),
+    });
+    /** A call's leg on this node, or its conference leg from the node that holds it. */
+    const onLine = (callId: string) => this.legs.get(callId)?.dialog !== undefined || this.nodeLegs.has(callId);
     this.media = new LiveMediaPort({
       elapsed: (callId) => this.legs.elapsed(callId),
       callRecording: (callId) => {
@@ -87,10 +98,12 @@ export class LiveSipCarrier implements VoiceCarrier {
         };
       },
       sendDigits: (callId, digits) => stack.engine.sendDigits(callId, digits),
-      play: (callId, pcm) => (this.legs.get(callId)?.dialog ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
-      stopPlayback: (callId) => (this.legs.get(callId)?.dialog ? stack.engine.stopPlayback(callId) : Promise.resolve()),
+      play: (callId, pcm) => (onLine(callId) ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
+      stopPlayback: (callId) => (onLine(callId) ? stack.engine.stopPlayback(callId) : Promise.resolve()),
       bridge: (callId, op, cutShort) => this.transfers.dial(callId, op, cutShort),
+      joinHome: (callId, conferenceId, home, cutShort) => this.nodeLegs.joinHome(callId, conferenceId, home, cutShort),
       here: (callId) => {
+        if (this.nodeLegs.has(callId)) return true;
         const leg = this.legs.get(callId);
         return leg?.dialog !== undefined && leg.ending !== true;
       },
@@ -134,7 +147,9 @@ export class LiveSipCarrier implements VoiceCarrier {
     stack.ua = new UserAgent({ transport: stack.transport, publicHost: settings.publicHost, userAgent: 'Switchboard' });
     stack.ua.on('error', (err) => platform.log.warn({ err }, 'sip: error handling a message'));
     stack.ua.on('invite', (incoming) => {
-      this.inbound.receive(incoming).catch((err: Error) => {
+      // Another node's participant joining a conference mixed here (signed; node-legs.ts).
+      const taking = this.nodeLegs.isNodeLeg(incoming) ? this.nodeLegs.receive(incoming) : this.inbound.receive(incoming);
+      taking.catch((err: Error) => {
         platform.log.error({ err }, 'sip: taking an inbound call failed');
         stack.ua.reject(incoming, 500, 'Server Internal Error');
       });
@@ -149,7 +164,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     stack.engine = new MediaEngine({ host: settings.bindHost, range: { min: settings.rtpPortMin, max: settings.rtpPortMax }, workers: settings.rtpWorkers });
     // Compiling the speech engine takes seconds: do it now, not while the first caller waits.
     this.speech.warm();
-    await this.cluster.start(this);
+    await this.cluster.start(this, `${settings.publicHost}:${stack.transport.udpPort}`);
     // Trunks whose carrier sends calls only to a registered contact: register now (in the background).
     this.registrations = new TrunkRegistrations(stack.ua, settings.trunks, settings.publicHost, platform.log);
     this.registrations.start();
@@ -158,6 +173,7 @@ export class LiveSipCarrier implements VoiceCarrier {
   async stop(): Promise<void> {
     const { stack } = this;
     await this.cluster.stop();
+    await this.nodeLegs.stop();
     for (const leg of this.legs.all()) {
       clearTimeout(leg.ringTimer);
       clearTimeout(leg.limitTimer);

@@ -8,8 +8,10 @@
 // conference's room is tapped in a media worker (rtp/room-tap.ts) and copied into its
 // recording when it stops (room-recording.ts).
 //
-// A conference's legs must be on this node: a seat whose call lives on another node is
-// neither heard nor hears (several nodes mix nothing between them yet).
+// Several nodes: a conference is mixed on its home node (ConferenceMix.home, its first
+// participant's). A change committed on another node is told to the home (node-commands.ts,
+// in the same transaction) and applied there; a participant whose call another node holds
+// is on the home's bus through a node-to-node media leg (node-legs.ts) named after its call.
 import type { Trx } from '../../store/transaction.ts';
 import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
@@ -18,6 +20,15 @@ import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type Conf
 import type { RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
+import type { ConferenceMessage } from './node-commands.ts';
+
+/** The other media nodes, as conferences need them (NodeCommands); absent, every conference is this node's. */
+export interface ConferenceHomes {
+  /** True when `node` is another live node (on SQLite every node is this one). */
+  isOther(node: string | null | undefined): boolean;
+  /** Tells `node`, the conference's home, of a change, committed with `trx`. */
+  tell(trx: Trx, node: string, conferenceId: string, message: ConferenceMessage): Promise<void>;
+}
 
 /** What the mixing needs of this node's legs (implemented over the RTP engine by LiveSipCarrier). */
 export interface ConferenceLegs {
@@ -57,7 +68,33 @@ export class LiveConferences implements ConferenceMedia {
     private readonly speech: () => TextToSpeech,
     private readonly sinks: () => RecordingSinks,
     private readonly log: (err: Error, subject: string) => void,
+    private readonly homes: ConferenceHomes | null = null,
   ) {}
+
+  /** The node that mixes `mix` when it is another one (the change is told to it), else null. */
+  private homeElsewhere(mix: ConferenceMix): string | null {
+    return mix.home && this.homes?.isOther(mix.home) ? mix.home : null;
+  }
+
+  /** Another node told us of a conference we mix (it committed the change). */
+  async hear(message: ConferenceMessage): Promise<void> {
+    switch (message.kind) {
+      case 'mix':
+        return this.apply(message.mix);
+      case 'announce':
+        return this.speak(message.mix, message.say);
+      case 'start_capture':
+        return this.startRecording(message.mix, message.recordingId, message.format);
+      case 'stop_capture':
+        return this.stopRecording(message.mix, message.recordingId);
+    }
+  }
+
+  /** A participant's node-to-node leg arrived: the conference's mix as last applied takes it in. */
+  legArrived(conferenceId: string): void {
+    const mix = this.applied.get(conferenceId);
+    if (mix) this.apply(mix);
+  }
 
   /** True while the conference waits for a start_on_enter participant (its legs hear the wait audio). */
   waiting(conferenceId: string): boolean {
@@ -65,27 +102,39 @@ export class LiveConferences implements ConferenceMedia {
   }
 
   async mixChanged(trx: Trx, mix: ConferenceMix): Promise<void> {
+    const home = this.homeElsewhere(mix);
+    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'mix', mix });
     trx.afterCommit(() => this.apply(mix));
   }
 
   async announce(trx: Trx, mix: ConferenceMix, say: SpeakOp): Promise<void> {
+    const home = this.homeElsewhere(mix);
+    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'announce', mix, say });
     trx.afterCommit(() => void this.speak(mix, say).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
   }
 
   async startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void> {
-    trx.afterCommit(() => {
-      this.recordings.set(mix.conferenceId, { recordingId, accountId: mix.accountId, format });
-      this.tapRoom(this.applied.get(mix.conferenceId) ?? mix).catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
-    });
+    const home = this.homeElsewhere(mix);
+    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'start_capture', mix, recordingId, format });
+    trx.afterCommit(() => this.startRecording(mix, recordingId, format));
   }
 
   async stopCapture(trx: Trx, mix: ConferenceMix, recordingId: string): Promise<void> {
-    trx.afterCommit(() => {
-      const recording = this.recordings.get(mix.conferenceId);
-      this.recordings.delete(mix.conferenceId);
-      void this.finishRecording(recording ?? { recordingId, accountId: mix.accountId, format: { channels: 1, sampleRate: LINE_RATE } })
-        .catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
-    });
+    const home = this.homeElsewhere(mix);
+    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'stop_capture', mix, recordingId });
+    trx.afterCommit(() => this.stopRecording(mix, recordingId));
+  }
+
+  private startRecording(mix: ConferenceMix, recordingId: string, format: RecordingFormat): void {
+    this.recordings.set(mix.conferenceId, { recordingId, accountId: mix.accountId, format });
+    this.tapRoom(this.applied.get(mix.conferenceId) ?? mix).catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
+  }
+
+  private stopRecording(mix: ConferenceMix, recordingId: string): void {
+    const recording = this.recordings.get(mix.conferenceId);
+    this.recordings.delete(mix.conferenceId);
+    void this.finishRecording(recording ?? { recordingId, accountId: mix.accountId, format: { channels: 1, sampleRate: LINE_RATE } })
+      .catch((err: Error) => this.log(err, `${mix.conferenceId} recording ${recordingId}`));
   }
 
   /** The room tap hears who the room hears now (nobody muted, held or coaching). */
@@ -128,7 +177,9 @@ export class LiveConferences implements ConferenceMedia {
     done.push(this.tapRoom(mix));
     if (mix.status === 'in_progress') {
       const previous = new Set((before?.seats ?? []).map((seat) => seat.callId));
-      const joined = seats.filter((seat) => seat.beep && !previous.has(seat.callId));
+      // Of every seat, not only this node's: a participant of another node whose leg has not
+      // arrived yet is beeped in all the same.
+      const joined = mix.seats.filter((seat) => seat.beep && !previous.has(seat.callId));
       const left = (before?.seats ?? []).filter((seat) => seat.beep && !mix.seats.some((s) => s.callId === seat.callId));
       for (const mover of [...joined, ...left]) done.push(...this.beepOthers(seats, mover));
     }

@@ -21,10 +21,10 @@ import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
 import type { CarrierListeners } from '../listeners.ts';
 import { talkSecondsFromAnswer, type CallCommand } from './node-commands.ts';
-import { connectionBus, LiveConferences, type ConferenceLegs } from './live-conferences.ts';
+import { connectionBus, LiveConferences, type ConferenceHomes, type ConferenceLegs } from './live-conferences.ts';
 
-/** Where calls held by other nodes are sent (NodeCommands); absent, every call is this node's. */
-export interface OtherNodes {
+/** Where calls held by other nodes are sent, and conferences mixed by them told (NodeCommands); absent, every call is this node's. */
+export interface OtherNodes extends ConferenceHomes {
   elsewhere(call: CallRef): boolean;
   send(trx: Trx, call: CallRef, command: CallCommand): Promise<void>;
 }
@@ -67,8 +67,8 @@ export class LiveMediaPort implements MediaPort {
   ) {
     this.hearsSpeech = stt !== null;
     const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
-    this.conferences = new LiveConferences(calls, speech, () => this.sinks, this.log);
-    const rooms = { waiting: (id: string) => this.conferences.waiting(id), connectionBus };
+    this.conferences = new LiveConferences(calls, speech, () => this.sinks, this.log, nodes);
+    const rooms = { waiting: (id: string) => this.conferences.waiting(id), connectionBus, mixedElsewhere: (home: string) => nodes?.isOther(home) ?? false };
     this.operations = new LiveOperations(calls, speech, {
       report: (callId, opId, result) => this.connected().finished(callId, opId, result),
       heard: (callId, input) => this.connected().heard(callId, input),

@@ -24,6 +24,8 @@ export interface LegAudio {
   bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
   /** What the leg hears on a conference bus (rtp/conference-bus.ts): the sum of `hears`, the hold tone (null), or off the bus (null mix). */
   mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
+  /** Joins a conference mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles. */
+  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<CutShort>): Promise<void>;
 }
 
 /** The conferences of live calls as the operations see them (live-conferences.ts). */
@@ -32,6 +34,8 @@ export interface ConferenceRooms {
   waiting(conferenceId: string): boolean;
   /** The bus two connected calls share. */
   connectionBus(a: string, b: string): { bus: string; capacity: number };
+  /** True when `home` is another node than this one (the conference is mixed there). */
+  mixedElsewhere(home: string): boolean;
 }
 
 export type BridgeResult = Extract<MediaResult, { kind: 'bridge' }>;
@@ -153,6 +157,17 @@ export class LiveOperations {
    * until it is cut (removed, the conference ended, hang-up).
    */
   private async conference(ctx: OpContext, op: ConferenceOp): Promise<MediaResult> {
+    if (op.home && this.rooms.mixedElsewhere(op.home)) {
+      // Mixed on another node: the call is relayed to it, which sends the wait audio (its hold
+      // tone) or the room. A leg that cannot be made leaves the participant seated in silence
+      // until it is removed or hangs up (logged).
+      try {
+        await this.leg.joinHome(ctx.callId, op.conferenceId, op.home, ctx.cutShort);
+      } catch (err) {
+        this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} node-to-node leg`);
+      }
+      return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+    }
     try {
       // Bounded: each round plays the wait prompts once (a round of only cut prompts ends it too).
       for (let round = 0; op.wait && round < 10_000 && this.rooms.waiting(op.conferenceId) && !ctx.cutReason(); round++) {

@@ -15,7 +15,8 @@ import pg from 'pg';
 import type { Platform } from '../../platform/context.ts';
 import type { Trx } from '../../store/transaction.ts';
 import type { CallRef } from '../../telephony/call-ref.ts';
-import type { MediaOp, RecordingFormat } from '../../telephony/media-ops.ts';
+import type { MediaOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
+import type { ConferenceMix } from '../../telephony/conference.ts';
 
 /** What another node asks of the owner of a call; each is a VoiceCarrier or MediaPort method, carried out there. */
 export type CallCommand =
@@ -34,6 +35,21 @@ export interface CommandPayload {
 }
 
 /**
+ * What a node tells the node that mixes a conference (its home, ConferenceMix.home): each is
+ * a ConferenceMedia method, carried out there, where the conference's bus is.
+ */
+export type ConferenceMessage =
+  | { kind: 'mix'; mix: ConferenceMix }
+  | { kind: 'announce'; mix: ConferenceMix; say: SpeakOp }
+  | { kind: 'start_capture'; mix: ConferenceMix; recordingId: string; format: RecordingFormat }
+  | { kind: 'stop_capture'; mix: ConferenceMix; recordingId: string };
+
+export interface ConferencePayload {
+  conferenceId: string;
+  message: ConferenceMessage;
+}
+
+/**
  * Talk time of a call whose media clock this node cannot read (held by another node, or lost
  * with a dead one), from the answer time stored with the call; null while unanswered.
  */
@@ -42,6 +58,7 @@ export function talkSecondsFromAnswer(call: Pick<CallRef, 'answered_at'>, nowMs:
 }
 
 export const COMMAND_JOB = 'sip.command';
+export const CONFERENCE_JOB = 'sip.conference';
 /** One channel for every node; the payload names the node to wake. */
 const WAKE_CHANNEL = 'switchboard_nodes';
 const RELISTEN_MS = 2000;
@@ -71,6 +88,11 @@ export class NodeCommands {
     return this.shared ? this.nodeId : null;
   }
 
+  /** True when `node` is another node of the shared database (on SQLite every node is this one). */
+  isOther(node: string | null | undefined): boolean {
+    return this.shared && !!node && node !== this.nodeId;
+  }
+
   /** True when `call` lives on another node: the caller sends a command instead of acting. */
   elsewhere(call: CallRef): boolean {
     return this.ownerOf(call)?.here === false;
@@ -83,13 +105,23 @@ export class NodeCommands {
     await sql`select pg_notify(${WAKE_CHANNEL}, ${node})`.execute(trx);
   }
 
+  /** Sends `message` to `node`, the home of its conference, committed with `trx` (the same way as a call's command). */
+  async tell(trx: Trx, node: string, conferenceId: string, message: ConferenceMessage): Promise<void> {
+    await this.platform.jobs.enqueue(trx, CONFERENCE_JOB, { conferenceId, message } satisfies ConferencePayload, { node, maxAttempts: 5 });
+    await sql`select pg_notify(${WAKE_CHANNEL}, ${node})`.execute(trx);
+  }
+
   /**
    * This node carries out the commands sent to it: claims the jobs of its node, and listens
    * for the NOTIFY that says one is waiting. `execute` acts on the call as if the request had
    * reached this node.
    */
-  async serve(execute: (payload: CommandPayload) => Promise<void>): Promise<void> {
-    this.platform.jobs.register<CommandPayload>(COMMAND_JOB, (payload) => this.inOrder(payload, execute), {
+  async serve(execute: (payload: CommandPayload) => Promise<void>, hear: (payload: ConferencePayload) => Promise<void>): Promise<void> {
+    this.platform.jobs.register<CommandPayload>(COMMAND_JOB, (payload) => this.inOrder(payload.callId, () => execute(payload)), {
+      maxAttempts: 5, backoffSeconds: (n) => n,
+    });
+    // A conference's messages keep their order too (a mix never overtakes an earlier one).
+    this.platform.jobs.register<ConferencePayload>(CONFERENCE_JOB, (payload) => this.inOrder(payload.conferenceId, () => hear(payload)), {
       maxAttempts: 5, backoffSeconds: (n) => n,
     });
     if (!this.shared) return;
@@ -97,13 +129,13 @@ export class NodeCommands {
     await this.listen();
   }
 
-  private inOrder(payload: CommandPayload, execute: (payload: CommandPayload) => Promise<void>): Promise<void> {
-    const previous = this.queues.get(payload.callId) ?? Promise.resolve();
-    const mine = previous.catch(() => undefined).then(() => execute(payload));
+  private inOrder(key: string, execute: () => Promise<void>): Promise<void> {
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const mine = previous.catch(() => undefined).then(execute);
     const tail = mine.catch(() => undefined);
-    this.queues.set(payload.callId, tail);
+    this.queues.set(key, tail);
     void tail.then(() => {
-      if (this.queues.get(payload.callId) === tail) this.queues.delete(payload.callId);
+      if (this.queues.get(key) === tail) this.queues.delete(key);
     });
     return mine;
   }
@@ -154,7 +186,7 @@ export class NodeCommands {
    * given to it goes to whichever node claims it first (its handler finds the call ended).
    */
   async release(trx: Trx, nodeId: string): Promise<void> {
-    await trx.deleteFrom('jobs').where('node', '=', nodeId).where('kind', '=', COMMAND_JOB).execute();
+    await trx.deleteFrom('jobs').where('node', '=', nodeId).where('kind', 'in', [COMMAND_JOB, CONFERENCE_JOB]).execute();
     await trx.updateTable('jobs').set({ node: null }).where('node', '=', nodeId).execute();
   }
 }

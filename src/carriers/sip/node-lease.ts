@@ -9,6 +9,8 @@ import type { Tables } from '../../store/tables.ts';
 export interface NodeLeaseOptions {
   nodeId: string;
   leaseSeconds: number;
+  /** host:port of this node's SIP listener, where other nodes send node-to-node media legs. */
+  sipAddress: string;
   /** Ends the live calls a dead node carried. */
   onDead(nodeId: string): Promise<void>;
   log(err: Error): void;
@@ -22,7 +24,7 @@ export class NodeLease {
 
   async start(): Promise<void> {
     const now = new Date().toISOString();
-    await this.db.insertInto('sip_nodes').values({ id: this.options.nodeId, started_at: now, heartbeat_at: now }).execute();
+    await this.db.insertInto('sip_nodes').values({ id: this.options.nodeId, started_at: now, heartbeat_at: now, sip_address: this.options.sipAddress }).execute();
     // A third of the lease: two missed beats in a row are still inside it.
     this.timer = setInterval(() => {
       this.beating = this.beat().catch((err: Error) => this.options.log(err));
@@ -39,6 +41,12 @@ export class NodeLease {
     await this.db.deleteFrom('sip_nodes').where('id', '=', this.options.nodeId).execute();
   }
 
+  /** Where node `nodeId` takes node-to-node media legs; null when it is gone (or predates them). */
+  async addressOf(nodeId: string): Promise<string | null> {
+    const row = await this.db.selectFrom('sip_nodes').select('sip_address').where('id', '=', nodeId).executeTakeFirst();
+    return row?.sip_address ?? null;
+  }
+
   private async beat(): Promise<void> {
     const now = new Date().toISOString();
     const renewed = await this.db.updateTable('sip_nodes').set({ heartbeat_at: now }).where('id', '=', this.options.nodeId).executeTakeFirst();
@@ -46,7 +54,7 @@ export class NodeLease {
       // We stalled past the lease and a survivor declared us dead (and ended the calls it
       // found): we are alive again, so the calls we place from now on are ours to answer for.
       this.options.log(new Error(`node ${this.options.nodeId} missed its lease and was declared dead; rejoining`));
-      await this.db.insertInto('sip_nodes').values({ id: this.options.nodeId, started_at: now, heartbeat_at: now }).execute();
+      await this.db.insertInto('sip_nodes').values({ id: this.options.nodeId, started_at: now, heartbeat_at: now, sip_address: this.options.sipAddress }).execute();
     }
     await this.sweep();
   }

@@ -61,7 +61,7 @@ export class ConferenceSeating implements FlowConferences {
   async mixOf(trx: Trx, conference: ConferenceRow, status: ConferenceStatus = conference.status): Promise<ConferenceMix> {
     const seats = status === 'completed' ? [] : await this.seated(trx, conference.id);
     return {
-      conferenceId: conference.id, accountId: conference.account_id, mode: conference.mode, status,
+      conferenceId: conference.id, accountId: conference.account_id, mode: conference.mode, status, home: conference.node,
       seats: seats.map((s) => ({ callId: s.id, muted: s.muted === 1, hold: s.hold === 1, coachOf: s.coach_call_id, beep: s.beep === 1 })),
     };
   }
@@ -75,7 +75,7 @@ export class ConferenceSeating implements FlowConferences {
     if (!this.carriers.named(call.carrier).media.conferences) {
       return { refused: 'unsupported', detail: `calls of the ${call.carrier} carrier cannot join conferences yet; try the conference with a sandbox key` };
     }
-    let conference = await this.open(trx, call.account_id, call.mode, seat, clock);
+    let conference = await this.open(trx, call, seat, clock);
     const present = await this.seated(trx, conference.id);
     if (present.length >= conference.max_participants) return { refused: 'full', conferenceId: conference.id };
     const now = clock.now().toISOString();
@@ -105,10 +105,12 @@ export class ConferenceSeating implements FlowConferences {
   }
 
   /**
-   * The open conference of this name, locked; made now if there is none. Two first joins at
-   * once: the unique index on open names lets one insert, the other finds it.
+   * The open conference of this name, locked; made now if there is none, mixed on the node of
+   * `call` (its first participant). Two first joins at once: the unique index on open names
+   * lets one insert, the other finds it.
    */
-  private async open(trx: Trx, accountId: string, mode: Mode, seat: ConferenceSeatRequest, clock: Clock): Promise<ConferenceRow> {
+  private async open(trx: Trx, call: CallRow, seat: ConferenceSeatRequest, clock: Clock): Promise<ConferenceRow> {
+    const { account_id: accountId, mode } = call;
     const find = async () => {
       const found = await trx.selectFrom('conferences').select('id').where('account_id', '=', accountId).where('mode', '=', mode)
         .where('name', '=', seat.name).where('status', '!=', 'completed').executeTakeFirst();
@@ -119,7 +121,7 @@ export class ConferenceSeating implements FlowConferences {
     const now = clock.now().toISOString();
     const row: ConferenceRow = {
       id: newId('conference'), account_id: accountId, mode, name: seat.name, status: 'waiting', max_participants: seat.maxParticipants,
-      record: 0, recording_id: null, end_reason: null, created_at: now, started_at: null, ended_at: null, updated_at: now,
+      record: 0, recording_id: null, end_reason: null, node: call.node ?? null, created_at: now, started_at: null, ended_at: null, updated_at: now,
     };
     await trx.insertInto('conferences').values(row)
       .onConflict((oc) => oc.columns(['account_id', 'mode', 'name']).where(OPEN_NAME_INDEX_PREDICATE).doNothing()).execute();
@@ -129,6 +131,11 @@ export class ConferenceSeating implements FlowConferences {
   async seatedIn(trx: Trx, callId: string): Promise<string | null> {
     const seat = await trx.selectFrom('conference_participants').select('conference_id').where('id', '=', callId).where('status', '=', 'joined').executeTakeFirst();
     return seat?.conference_id ?? null;
+  }
+
+  async homeOf(trx: Trx, conferenceId: string): Promise<string | null> {
+    const row = await trx.selectFrom('conferences').select('node').where('id', '=', conferenceId).executeTakeFirst();
+    return row?.node ?? null;
   }
 
   /** FlowConferences: `call` (locked) left its conference's verb, or hung up. */

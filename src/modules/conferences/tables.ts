@@ -16,6 +16,8 @@ export interface ConferenceRow {
   recording_id: string | null;
   /** Why it ended: `last_left`, `end_on_exit`, `api` (POST .../end). */
   end_reason: string | null;
+  /** The media node that mixes it: its first participant's call's (migration 0042); null: any node (sandbox, SQLite). */
+  node: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;

@@ -31,6 +31,7 @@ import * as sandboxClockAdvances from './0034_sandbox_clock_advances.ts';
 import * as sipRegistrations from './0036_sip_registrations.ts';
 import * as monitors from './0037_monitors.ts';
 import * as workerStatusHistory from './0038_worker_status_history.ts';
+import * as conferenceNodes from './0042_conference_nodes.ts';
 import * as jobLanes from './0043_job_lanes.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -65,5 +66,6 @@ export const migrations: Record<string, Migration> = {
   '0036_sip_registrations': sipRegistrations,
   '0037_monitors': monitors,
   '0038_worker_status_history': workerStatusHistory,
+  '0042_conference_nodes': conferenceNodes,
   '0043_job_lanes': jobLanes,
 };

@@ -69,7 +69,8 @@ export const conference = defineVerb({
   async prepare(flow, { trx, call }, op) {
     const conferenceId = await flow.conferences().seatedIn(trx, call.id);
     if (conferenceId === null) throw new Error(`call ${call.id} runs a conference verb without a seat`);
-    return { op: { ...op, conferenceId } as typeof op };
+    // A call held by another node than the conference's joins it over a node-to-node media leg.
+    return { op: { ...op, conferenceId, home: await flow.conferences().homeOf(trx, conferenceId) } as typeof op };
   },
   logResult: (_body, result) => (result.kind === 'conference' ? { conference_id: result.conferenceId, reason: result.reason === 'hangup' ? 'hangup' : 'left' } : plainResult(result)),
   async finished(flow, { trx, call, state, clock }, _body, result) {

@@ -43,6 +43,8 @@ export interface FlowConferences {
   join(trx: Trx, call: CallRow, seat: ConferenceSeatRequest, clock: Clock): Promise<{ conferenceId: string } | { refused: 'full'; conferenceId: string } | { refused: 'unsupported'; detail: string }>;
   /** The conference the call is seated in now, if any. */
   seatedIn(trx: Trx, callId: string): Promise<string | null>;
+  /** The media node that mixes the conference (its first participant's), null when any node may. */
+  homeOf(trx: Trx, conferenceId: string): Promise<string | null>;
   /** The call left its conference (its verb was interrupted, or it hung up); nothing if it was not seated. */
   leave(trx: Trx, call: CallRow, reason: 'removed' | 'flow_updated' | 'hangup', clock: Clock): Promise<void>;
 }

@@ -12,6 +12,11 @@
 //      deliveries; we time the server's worker draining them (first to last receipt). A
 //      write from another process is found by the worker's poll (200 ms), not a wake-up, so
 //      this phase measures throughput, not latency.
+// Where the steady latency goes: each delivery's first attempt records when it started
+// (after the job was claimed and the delivery read), so emit-to-receipt splits into queue
+// (commit, wake-up, claim, read) and send (sign, POST, receiver).
+// BENCH_SERVER_ROOT runs another checkout's server (say, the commit before a change) against
+// this same script, so a before/after pair runs in one session on the same machine.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
@@ -19,16 +24,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
+import SQLite from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/store/db.ts';
-import { inTransaction } from '../src/store/transaction.ts';
-import { systemClock } from '../src/platform/clock.ts';
-import { JobQueue } from '../src/jobs/queue.ts';
-import { EventEmitter } from '../src/events/emit.ts';
-import { createFanOut } from '../src/modules/webhooks/fan-out.ts';
 
 const root = new URL('..', import.meta.url).pathname;
+const serverRoot = process.env.BENCH_SERVER_ROOT ?? root;
+// The peak phase emits through the server's own outbox code (its schema may differ by commit).
+const from = <T>(path: string): Promise<T> => import(join(serverRoot, path)) as Promise<T>;
+const { loadConfig } = await from<typeof import('../src/config.ts')>('src/config.ts');
+const { openDatabase } = await from<typeof import('../src/store/db.ts')>('src/store/db.ts');
+const { inTransaction } = await from<typeof import('../src/store/transaction.ts')>('src/store/transaction.ts');
+const { systemClock } = await from<typeof import('../src/platform/clock.ts')>('src/platform/clock.ts');
+const { JobQueue } = await from<typeof import('../src/jobs/queue.ts')>('src/jobs/queue.ts');
+const { EventEmitter } = await from<typeof import('../src/events/emit.ts')>('src/events/emit.ts');
+const { createFanOut } = await from<typeof import('../src/modules/webhooks/fan-out.ts')>('src/modules/webhooks/fan-out.ts');
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -49,10 +58,13 @@ function freePort(): Promise<number> {
 }
 
 async function startServer(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), join(root, 'bin/switchboard.js'), 'serve', '--port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), join(serverRoot, 'bin/switchboard.js'), 'serve', '--port', String(port), '--data-dir', dataDir], {
     env: { ...process.env, DATABASE_URL: '', SWITCHBOARD_LOG_LEVEL: 'warn', SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: 'false' }, stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 300; i++) {
+  // Generous (bounded) as in test/webhooks/crash.test.ts: `serve` compiles its sources through
+  // tsx at every start, which took over 30 s on the shared machine under load.
+  for (let i = 0; i < 1800; i++) {
+    if (child.exitCode !== null) break;
     if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return child;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -62,7 +74,7 @@ async function startServer(dataDir: string, port: number): Promise<ChildProcess>
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-webhooks-'));
-  const created = spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), 'accounts', 'create', '--plan', 'enterprise', '--json', '--data-dir', dataDir],
+  const created = spawnSync(process.execPath, [join(serverRoot, 'bin/switchboard.js'), 'accounts', 'create', '--plan', 'enterprise', '--json', '--data-dir', dataDir],
     { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
   if (created.status !== 0) throw new Error(created.stderr);
   const account = JSON.parse(created.stdout) as { account: { id: string }; keys: { sandbox: string } };
@@ -108,6 +120,29 @@ async function main(): Promise<void> {
     return wh.id as string;
   };
 
+  // Read-only: the first attempt's start per event, beside its created_at and receipt.
+  const splitLatency = async (eventIds: string[]) => {
+    const reader = new SQLite(join(dataDir, 'switchboard.db'), { readonly: true });
+    try {
+      const started = new Map<string, number>();
+      const rows = reader.prepare(`SELECT d.event_id AS id, e.created_at AS created, a.attempted_at AS attempted FROM webhook_deliveries d
+        JOIN events e ON e.id = d.event_id JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1 WHERE d.event_type = 'webhook.test'`).all() as Array<{ id: string; created: string; attempted: string }>;
+      for (const r of rows) started.set(r.id, Date.parse(r.attempted) - Date.parse(r.created));
+      const queue: number[] = [];
+      const send: number[] = [];
+      for (const id of eventIds) {
+        const q = started.get(id);
+        const total = received.get(id);
+        if (q === undefined || total === undefined) continue;
+        queue.push(q);
+        send.push(total - q);
+      }
+      return { queue: queue.sort((a, b) => a - b), send: send.sort((a, b) => a - b) };
+    } finally {
+      reader.close();
+    }
+  };
+
   try {
     // Phase 1: steady rate through the public API. A freshly started server spends its
     // first seconds under load compiling (JIT, lazily built serializers) on the same two
@@ -135,14 +170,16 @@ async function main(): Promise<void> {
       const sendSeconds = (performance.now() - started) / 1000;
       for (let i = 0; i < 200 && received.size < emitted.length; i++) await new Promise((r) => setTimeout(r, 50));
       const lat = emitted.map((id) => received.get(id)).filter((v): v is number => v !== undefined).sort((a, b) => a - b);
-      return { emitted, lat, http: httpMs.sort((a, b) => a - b), errors, sendSeconds };
+      return { emitted, lat, http: httpMs.sort((a, b) => a - b), errors, sendSeconds, split: await splitLatency(emitted) };
     };
     const warm = await runAtRate(WARMUP_SECONDS);
     console.log(`warm-up: ${warm.emitted.length} events at ${RATE}/s, delivered ${warm.lat.length}; emit-to-receipt ms p50 ${percentile(warm.lat, 50)} p99 ${percentile(warm.lat, 99)} max ${warm.lat.at(-1)} (not counted below)`);
-    const { emitted, lat, http, errors, sendSeconds } = await runAtRate(SECONDS);
+    const { emitted, lat, http, errors, sendSeconds, split } = await runAtRate(SECONDS);
     console.log(`steady: ${emitted.length} events at ${(emitted.length / sendSeconds).toFixed(0)}/s for ${sendSeconds.toFixed(1)} s (target ${RATE}/s), ${errors} errors`);
     console.log(`  delivered ${lat.length}/${emitted.length} (${(lat.length / sendSeconds).toFixed(0)} delivered/s), unverified signatures ${unverified}`);
     console.log(`  emit-to-receipt ms: p50 ${percentile(lat, 50)}  p99 ${percentile(lat, 99)}  max ${lat.at(-1)}`);
+    console.log(`  of which queue (emit to attempt start) ms: p50 ${percentile(split.queue, 50)}  p99 ${percentile(split.queue, 99)}  max ${split.queue.at(-1)}`);
+    console.log(`  of which send (attempt start to receipt) ms: p50 ${percentile(split.send, 50)}  p99 ${percentile(split.send, 99)}  max ${split.send.at(-1)}`);
     console.log(`  POST /test round trip ms: p50 ${percentile(http, 50).toFixed(1)}  p99 ${percentile(http, 99).toFixed(1)}`);
 
     // Phase 2: peak drain of a fan-out backlog, emitted through the real outbox from here.

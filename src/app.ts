@@ -126,6 +126,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
 
   const jobs = new JobQueue(database, clock, {
     concurrency: config.workerConcurrency,
+    laneConcurrency: { webhooks: config.webhookWorkerConcurrency },
     pollMs: config.workerPollMs,
     leaseMs: config.jobLeaseMs,
     onError: (err, job) => app.log.warn({ err, job: job.id, kind: job.kind }, 'job failed'),

@@ -33,6 +33,8 @@ export interface Config {
   /** Extra non-business days for porting, YYYY-MM-DD. */
   holidays: string[];
   workerConcurrency: number;
+  /** Slots of the webhook-delivery lane, apart from workerConcurrency's (src/jobs/queue.ts). */
+  webhookWorkerConcurrency: number;
   /** How long a node trusts a cached API-key lookup or active-call count; changes made on this node clear them at once. */
   keyCacheTtlMs: number;
   /** Where rate-limit buckets live: `database` (shared by every node; PostgreSQL only) or `memory` (this node's). Unset: database on PostgreSQL, memory on SQLite. */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     simTimeScale: number(env, 'SWITCHBOARD_SIM_TIME_SCALE', 1),
     holidays: list(env, 'SWITCHBOARD_HOLIDAYS'),
     workerConcurrency: number(env, 'SWITCHBOARD_WORKER_CONCURRENCY', 64),
+    webhookWorkerConcurrency: number(env, 'SWITCHBOARD_WEBHOOK_WORKER_CONCURRENCY', 64),
     keyCacheTtlMs: number(env, 'SWITCHBOARD_KEY_CACHE_TTL_MS', 1000),
     rateLimitStore: rateLimitStore(env.SWITCHBOARD_RATE_LIMIT_STORE),
     transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),

@@ -5,6 +5,12 @@
 // attempts stays as `failed` for inspection. A job may belong to one media node (`node`):
 // only that node claims it, the others pass it over, and on PostgreSQL a NOTIFY at the commit
 // wakes that node's worker at once (the node listens: carriers/sip/node-commands.ts).
+//
+// Lanes: a job of a named lane (`lane`, e.g. webhook deliveries) is claimed by that lane's
+// own loop into its own slots, so it never waits for a free slot behind jobs of another
+// kind (a burst of carrier submits filling every slot), and never waits behind their
+// backlog in the claim's index walk (jobs(lane, state, run_at, id), migration 0043). Every
+// queue that starts runs every lane, so no job is left without a claimer.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -18,7 +24,11 @@ import { inRequestScope, outsideRequestScope } from '../store/request-transactio
 import { prepareInsert } from '../store/prepared.ts';
 
 /** Every event's delivery and every carrier step enqueues a job: the insert is compiled once (a job with a `node` has one more column and goes through Kysely). */
-const insertJob = prepareInsert('jobs', ['id', 'kind', 'payload', 'run_at', 'state', 'attempts', 'max_attempts', 'locked_until', 'locked_by', 'last_error', 'clock_id', 'created_at']);
+const insertJob = prepareInsert('jobs', ['id', 'kind', 'payload', 'run_at', 'state', 'attempts', 'max_attempts', 'locked_until', 'locked_by', 'last_error', 'clock_id', 'lane', 'created_at']);
+
+/** The named lanes; a job of none (lane null) runs in the default lane. */
+export const LANES = ['webhooks'] as const;
+export type Lane = (typeof LANES)[number];
 
 export interface JobContext {
   job: JobRow;
@@ -45,6 +55,29 @@ export interface EnqueueOptions {
    * in that node's memory); default any node.
    */
   node?: string | null;
+  /** Claimed and run in this lane's own slots (see the top of this file); default the shared lane. */
+  lane?: Lane;
+}
+
+export interface JobQueueOptions {
+  /** Slots of the default lane. */
+  concurrency: number;
+  /** Slots of each named lane; default `concurrency`. 0 turns a lane off. */
+  laneConcurrency?: Partial<Record<Lane, number>>;
+  pollMs: number;
+  leaseMs: number;
+  onError: (err: unknown, job: JobRow) => void;
+}
+
+/** One claim loop with its own slots: the default lane (name null) or a named one. */
+interface LaneLoop {
+  name: Lane | null;
+  concurrency: number;
+  active: number;
+  notified: boolean;
+  wake: (() => void) | null;
+  loop: Promise<void> | null;
+  lastExpiredScan: number;
 }
 
 interface Registered {
@@ -63,15 +96,12 @@ export class JobQueue {
   private readonly kinds = new Map<string, Registered>();
   private readonly db: Kysely<Tables>;
   private readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  private wake: (() => void) | null = null;
-  private notified = false;
   private running = false;
   private active = 0;
-  private loop: Promise<void> | null = null;
+  private readonly lanes: LaneLoop[];
   private idle: Array<() => void> = [];
   private finished: string[] = [];
   private flushing: Promise<void> | null = null;
-  private lastExpiredScan = 0;
   private renewTimer: NodeJS.Timeout | null = null;
   /** The media node this process is (PostgreSQL with live SIP calls); null: it claims only jobs of no node. */
   private node: string | null = null;
@@ -79,9 +109,12 @@ export class JobQueue {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly opts: { concurrency: number; pollMs: number; leaseMs: number; onError: (err: unknown, job: JobRow) => void },
+    private readonly opts: JobQueueOptions,
   ) {
     this.db = database.db;
+    const loop = (name: Lane | null, concurrency: number): LaneLoop => ({ name, concurrency, active: 0, notified: false, wake: null, loop: null, lastExpiredScan: 0 });
+    // A queue with the worker off (concurrency 0) claims nothing in any lane.
+    this.lanes = [loop(null, opts.concurrency), ...LANES.map((name) => loop(name, opts.concurrency === 0 ? 0 : opts.laneConcurrency?.[name] ?? opts.concurrency))];
   }
 
   /** From now on this process also claims the jobs that belong to media node `nodeId`. */
@@ -107,7 +140,7 @@ export class JobQueue {
   async enqueue(trx: Trx, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
     const id = newId('job');
     await insertJob(trx, this.row(id, kind, payload, opts));
-    if (!opts.delaySeconds) trx.afterCommit(() => this.notify());
+    if (!opts.delaySeconds) trx.afterCommit(() => this.notifyLane(opts.lane ?? null));
     // Delivered at the commit: the node need not wait for its next poll (the poll is the durable path).
     if (opts.node && !opts.delaySeconds && this.database.engine === 'postgres') await sql`select pg_notify(${NODE_WAKE_CHANNEL}, ${opts.node})`.execute(trx);
     return id;
@@ -119,7 +152,8 @@ export class JobQueue {
     const rows = jobs.map((j) => this.row(newId('job'), j.kind, j.payload, j.opts ?? {}));
     if (rows.length === 1) await insertJob(trx, rows[0]!);
     else await trx.insertInto('jobs').values(rows).execute();
-    trx.afterCommit(() => this.notify());
+    const lanes = new Set(jobs.map((j) => j.opts?.lane ?? null));
+    trx.afterCommit(() => lanes.forEach((lane) => this.notifyLane(lane)));
   }
 
   private row(id: string, kind: string, payload: unknown, opts: EnqueueOptions): JobRow {
@@ -137,6 +171,7 @@ export class JobQueue {
       locked_by: null,
       last_error: null,
       clock_id: opts.clockId ?? null,
+      lane: opts.lane ?? null,
       ...(opts.node ? { node: opts.node } : {}),
       created_at: now.toISOString(),
     };
@@ -155,16 +190,26 @@ export class JobQueue {
     return moved;
   }
 
-  /** Something may be claimable: a commit enqueued a job, or a job finished and freed a slot. */
+  /** Something may be claimable in any lane (a job was made due from outside this process). */
   notify(): void {
-    this.notified = true;
-    this.wake?.();
+    for (const lane of this.lanes) this.wakeLoop(lane);
+  }
+
+  /** A commit enqueued a job of `lane`, or a job of it finished and freed a slot: only that lane looks. */
+  private notifyLane(name: Lane | null): void {
+    const lane = this.lanes.find((l) => l.name === name);
+    if (lane) this.wakeLoop(lane);
+  }
+
+  private wakeLoop(lane: LaneLoop): void {
+    lane.notified = true;
+    lane.wake?.();
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    for (const lane of this.lanes) lane.loop = this.run(lane);
     // A lease covers a dead worker, not a slow one: while this process is alive its running
     // jobs keep their leases, so a job that waits long (an SMPP window slot, a slow webhook)
     // is never claimed by a second worker and run twice. Renewed at a third of the lease.
@@ -186,7 +231,7 @@ export class JobQueue {
   async stop(): Promise<void> {
     this.running = false;
     this.notify();
-    await this.loop;
+    await Promise.all(this.lanes.map((lane) => lane.loop));
     while (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
     if (this.renewTimer) clearInterval(this.renewTimer);
     this.renewTimer = null;
@@ -204,34 +249,45 @@ export class JobQueue {
     return Number(result.numUpdatedRows);
   }
 
-  private async run(): Promise<void> {
+  private async run(lane: LaneLoop): Promise<void> {
+    if (lane.concurrency <= 0) return;
     while (this.running) {
       // A notify() that arrives while we claim must not be lost: without this flag the job
       // it announced would wait a whole poll interval (a 200 ms latency tail).
-      this.notified = false;
-      const free = this.opts.concurrency - this.active;
+      lane.notified = false;
+      const free = lane.concurrency - lane.active;
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
-          claimed = await this.claim(Math.min(free, 100), null);
+          claimed = await this.claim(Math.min(free, 100), null, lane);
         } catch (err) {
           this.opts.onError(err, { id: 'claim' } as JobRow);
         }
       }
       for (const job of claimed) {
+        lane.active++;
         this.active++;
         void this.execute(job).finally(() => {
+          // A freed slot matters to a lane that was full: it stopped claiming, and jobs
+          // committed meanwhile wait for this wake-up. The webhooks lane with free slots was
+          // woken by its jobs' commits already (its only delayed jobs are retries, seconds
+          // away, which the poll finds), so another claim there would find nothing: one more
+          // write per delivery, waiting for a group commit on SQLite, for nothing. The
+          // default lane looks again after every job: chains of steps a few milliseconds
+          // apart (the simulator's scaled delays) run back to back instead of a poll apart.
+          const wasFull = lane.active >= lane.concurrency;
+          lane.active--;
           this.active--;
           if (this.active === 0) this.idle.splice(0).forEach((f) => f());
-          this.notify();
+          if (wasFull || lane.name === null) this.wakeLoop(lane);
         });
       }
-      if ((claimed.length === 0 || this.active >= this.opts.concurrency) && !this.notified) {
+      if ((claimed.length === 0 || lane.active >= lane.concurrency) && !lane.notified) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.opts.pollMs);
-          this.wake = () => {
+          lane.wake = () => {
             clearTimeout(timer);
-            this.wake = null;
+            lane.wake = null;
             resolve();
           };
         });
@@ -239,8 +295,11 @@ export class JobQueue {
     }
   }
 
-  /** Claims due jobs. `clockId` (a string) restricts the claim to one test clock's jobs, in order. */
-  private async claim(limit: number, clockId: string | null): Promise<JobRow[]> {
+  /**
+   * Claims due jobs of `lane`. `clockId` (a string) restricts the claim to one test clock's
+   * jobs, in order, of every lane (a clock advance runs them all itself).
+   */
+  private async claim(limit: number, clockId: string | null, lane: LaneLoop | null): Promise<JobRow[]> {
     const now = this.clock.now().toISOString();
     // Two claims instead of one OR: with an OR, SQLite sorts every due row for each claim
     // (milliseconds per claim under a backlog of thousands of webhook deliveries), while
@@ -248,16 +307,18 @@ export class JobQueue {
     // Expired leases are rare (a dead worker): look for them at most every second, not on
     // every claim, which under load runs once per finished job.
     const nowMs = Date.parse(now);
-    const lookForExpired = clockId !== null || nowMs - this.lastExpiredScan >= EXPIRED_SCAN_MS;
-    if (lookForExpired && clockId === null) this.lastExpiredScan = nowMs;
-    const expired = lookForExpired ? await this.take(this.due('running', now, limit, clockId), now) : [];
-    const fresh = expired.length < limit ? await this.take(this.due('pending', now, limit - expired.length, clockId), now) : [];
+    const lookForExpired = lane === null || nowMs - lane.lastExpiredScan >= EXPIRED_SCAN_MS;
+    if (lookForExpired && lane !== null) lane.lastExpiredScan = nowMs;
+    const expired = lookForExpired ? await this.take(this.due('running', now, limit, clockId, lane), now) : [];
+    const fresh = expired.length < limit ? await this.take(this.due('pending', now, limit - expired.length, clockId, lane), now) : [];
     return [...expired, ...fresh].sort((a, b) => (a.run_at < b.run_at ? -1 : a.run_at > b.run_at ? 1 : a.id < b.id ? -1 : 1));
   }
 
   /** Ids of pending jobs due now, or of running jobs whose lease expired (their worker died). */
-  private due(state: 'pending' | 'running', now: string, limit: number, clockId: string | null) {
-    let due = this.db.selectFrom('jobs').select('id').where('state', '=', state)
+  private due(state: 'pending' | 'running', now: string, limit: number, clockId: string | null, lane: LaneLoop | null) {
+    let due = this.db.selectFrom('jobs').select('id');
+    if (lane !== null) due = lane.name === null ? due.where('lane', 'is', null) : due.where('lane', '=', lane.name);
+    due = due.where('state', '=', state)
       .where(state === 'pending' ? 'run_at' : 'locked_until', '<=', now)
       .orderBy('run_at').orderBy('id').limit(limit);
     if (clockId !== null) due = due.where('clock_id', '=', clockId);
@@ -343,7 +404,7 @@ export class JobQueue {
   async drainClock(clockId: string): Promise<number> {
     let ran = 0;
     for (;;) {
-      const [job] = await this.claim(1, clockId);
+      const [job] = await this.claim(1, clockId, null);
       if (job) {
         await this.execute(job);
         ran++;

@@ -65,6 +65,8 @@ export interface JobRow {
   clock_id: string | null;
   /** Only this media node may claim the job: it acts on a live call held in that node's memory (migration 0021); null: any node. */
   node?: string | null;
+  /** The lane whose own loop and slots claim the job (src/jobs/queue.ts, migration 0043); null: the default lane. */
+  lane: string | null;
   created_at: string;
 }
 

@@ -113,9 +113,10 @@ describe('durable job queue', () => {
     // after the claim looked and found nothing.
     const claim = (q as any).claim.bind(q);
     let injected = false;
-    (q as any).claim = async (limit: number, clockId: string | null) => {
-      const rows = await claim(limit, clockId);
-      if (!injected && rows.length === 0) {
+    (q as any).claim = async (limit: number, clockId: string | null, lane: { name: string | null } | null) => {
+      const rows = await claim(limit, clockId, lane);
+      // The default lane's claim: the job below is of that lane.
+      if (!injected && rows.length === 0 && lane?.name === null) {
         injected = true;
         await inTransaction(database.db, async (trx) => { await q.enqueue(trx, 'late', {}); });
       }
@@ -146,6 +147,52 @@ describe('durable job queue', () => {
     await new Promise((r) => setTimeout(r, 3500));
     await Promise.all([slowWorker.stop(), otherWorker.stop()]);
     assert.deepEqual(runs, ['slow worker']);
+  });
+
+  test('a webhook delivery runs in its own lane while every default slot is held by a long job', async () => {
+    const { database } = await fresh();
+    // One default slot, and a 60 s poll: the delivery can only run through its own lane's wake-up.
+    const q = new JobQueue(database, systemClock, { concurrency: 1, laneConcurrency: { webhooks: 1 }, pollMs: 60_000, leaseMs: 30_000, onError: () => {} });
+    const ran: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => { release = r; });
+    q.register('carrier.submit', async (p: { n: number }) => { ran.push(`submit ${p.n}`); await released; });
+    q.register('webhook.deliver', async () => { ran.push('delivery'); });
+    await inTransaction(database.db, async (trx) => {
+      await q.enqueue(trx, 'carrier.submit', { n: 1 });
+      await q.enqueue(trx, 'carrier.submit', { n: 2 });
+    });
+    q.start();
+    try {
+      await waitUntil(() => ran.includes('submit 1'));
+      await inTransaction(database.db, async (trx) => { await q.enqueue(trx, 'webhook.deliver', {}, { lane: 'webhooks' }); });
+      await waitUntil(() => ran.includes('delivery'), 10_000);
+      // The delivery did not wait for the default lane: its only slot is still held, its next job unclaimed.
+      assert.deepEqual(ran, ['submit 1', 'delivery']);
+      const rows = await database.db.selectFrom('jobs').select(['state', 'lane']).where('kind', '=', 'carrier.submit').orderBy('state').execute();
+      assert.deepEqual(rows.map((r) => [r.state, r.lane]), [['pending', null], ['running', null]]);
+      release();
+      await waitUntil(() => ran.length === 3);
+    } finally {
+      release();
+      await q.stop();
+    }
+    assert.deepEqual(ran, ['submit 1', 'delivery', 'submit 2']);
+  });
+
+  test('a job queued before lanes existed (lane null) still runs, whatever its kind', async () => {
+    const { database } = await fresh();
+    const q = queue(database);
+    const ran: string[] = [];
+    q.register('webhook.deliver', async () => { ran.push('delivery'); });
+    await inTransaction(database.db, async (trx) => { await q.enqueue(trx, 'webhook.deliver', {}); });
+    q.start();
+    try {
+      await waitUntil(() => ran.length === 1);
+    } finally {
+      await q.stop();
+    }
+    assert.deepEqual(ran, ['delivery']);
   });
 
   test('several workers never run the same job twice', async () => {

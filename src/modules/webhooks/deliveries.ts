@@ -11,7 +11,7 @@ import type { JobQueue } from '../../jobs/queue.ts';
 import type { Trx } from '../../store/transaction.ts';
 import { inTransaction } from '../../store/transaction.ts';
 import { Problem, notFound } from '../../platform/problems.ts';
-import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
+import { DELIVER_JOB, DELIVER_JOB_OPTIONS, orderKey, type DeliverPayload } from './fan-out.ts';
 import { assertTransition } from './states.ts';
 import type { DeliveryStatus, WebhookAttemptRow, WebhookDeliveryRow } from './tables.ts';
 
@@ -176,6 +176,7 @@ export class DeliveryService {
     await this.jobs.enqueueMany(trx, out.map((r) => ({
       kind: DELIVER_JOB,
       payload: { d: r.id, k: orderKey(r), n: r.attempt_count } satisfies DeliverPayload,
+      opts: DELIVER_JOB_OPTIONS,
     })));
     return out;
   }

@@ -4,7 +4,7 @@
 // `webhook.test` goes only to the endpoint it tests; other events go to every matching
 // subscription of the same account AND mode, plus the resource's own webhook_url.
 import type { FanOut } from '../../events/emit.ts';
-import type { JobQueue } from '../../jobs/queue.ts';
+import type { EnqueueOptions, JobQueue } from '../../jobs/queue.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WebhookDeliveryRow } from './tables.ts';
@@ -13,6 +13,12 @@ import { prepareFor, prepareInsert } from '../../store/prepared.ts';
 import type { Mode } from '../../store/platform-tables.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
+
+/**
+ * Every delivery job runs in the webhooks lane: its own claim loop and slots, so a delivery
+ * never waits behind carrier jobs (src/jobs/queue.ts).
+ */
+export const DELIVER_JOB_OPTIONS = { lane: 'webhooks' } as const satisfies EnqueueOptions;
 
 /** The job payload: delivery id, ordering key, and attempt_count the job expects (stale jobs skip). */
 export interface DeliverPayload {
@@ -80,6 +86,7 @@ export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
     await deps.jobs.enqueueMany(trx, rows.map((r) => ({
       kind: DELIVER_JOB,
       payload: { d: r.id, k: orderKey(r), n: 0 } satisfies DeliverPayload,
+      opts: DELIVER_JOB_OPTIONS,
     })));
   };
 }

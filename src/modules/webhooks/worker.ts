@@ -20,7 +20,7 @@ import type { WebhookSender, SendResult } from './sender.ts';
 import { decide, type Outcome } from './retry.ts';
 import { assertTransition } from './states.ts';
 import { KeyedSerializer } from './ordering.ts';
-import { DELIVER_JOB, orderKey, type DeliverPayload } from './fan-out.ts';
+import { DELIVER_JOB, DELIVER_JOB_OPTIONS, orderKey, type DeliverPayload } from './fan-out.ts';
 import type { DeliveryStatus, WebhookDeliveryRow } from './tables.ts';
 import { NO_LISTENER, type ListenHub } from './listen-hub.ts';
 import { prepareFor, prepareInsert, prepareStatement } from '../../store/prepared.ts';
@@ -189,7 +189,7 @@ export class DeliveryWorker {
           next_attempt_at: nextAt,
         });
         if (outcome.kind === 'retry') {
-          await this.deps.jobs.enqueue(trx, DELIVER_JOB, { d: row.id, k: orderKey(row), n: attempt } satisfies DeliverPayload, { delaySeconds: outcome.delaySeconds });
+          await this.deps.jobs.enqueue(trx, DELIVER_JOB, { d: row.id, k: orderKey(row), n: attempt } satisfies DeliverPayload, { ...DELIVER_JOB_OPTIONS, delaySeconds: outcome.delaySeconds });
         }
         if (disableEndpoint && row.webhook_id) {
           await trx.updateTable('webhook_endpoints').set({ enabled: 0, disabled_reason: 'gone', updated_at: nowIso })

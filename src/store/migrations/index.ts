@@ -33,6 +33,7 @@ import * as monitors from './0037_monitors.ts';
 import * as workerStatusHistory from './0038_worker_status_history.ts';
 import * as streamNodes from './0040_stream_nodes.ts';
 import * as conferenceNodes from './0042_conference_nodes.ts';
+import * as jobLanes from './0043_job_lanes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': platform,
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0038_worker_status_history': workerStatusHistory,
   '0040_stream_nodes': streamNodes,
   '0042_conference_nodes': conferenceNodes,
+  '0043_job_lanes': jobLanes,
 };

@@ -26,6 +26,8 @@ export interface LiveVoiceOptions {
   sections?: string[];
   /** Live numbers to import, each bound to a trunk by name. */
   numbers: Record<string, string>;
+  /** Further server environment (e.g. SWITCHBOARD_SECRET_KEY). */
+  env?: Record<string, string>;
 }
 
 export interface LiveVoice {
@@ -58,7 +60,7 @@ export async function startLiveVoice(options: LiveVoiceOptions): Promise<LiveVoi
     ...(options.sections ?? []),
     '',
   ].join('\n'));
-  const t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
+  const t = await startTestServer({ ...options.env, SWITCHBOARD_CARRIERS_FILE: carriersFile });
   const cli = (...args: string[]) => runCli(t, carriersFile, args);
   try {
     const acct = await t.createAccount('growth');

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
-import { subscribeAll } from '../helpers/subscribe.ts';
+import { defaultSecretReceiver, subscribeAll } from '../helpers/subscribe.ts';
 import { importLiveNumber } from '../helpers/live-number.ts';
-import { startReceiver, type ReceivedEvent, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { type ReceivedEvent, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 let t: TestServer;
 let acct: CreatedAccount;
@@ -65,7 +65,7 @@ describe('sending', () => {
   });
 
   test('the message goes to its webhook_url too, by default the from number\'s, signed with the default secret', async () => {
-    const own = await startReceiver({ secrets: hooks.secrets.slice(1) });
+    const own = await defaultSecretReceiver(t, acct.keys.sandbox);
     try {
       const number = (await api().get('/v1/numbers')).body.data.find((n: any) => n.phone_number === from);
       await api().patch(`/v1/numbers/${number.id}`, { webhook_url: own.url });

@@ -45,6 +45,7 @@ export async function compose(app: App, parts: { platform: Platform; events: Eve
       signals: wiring.callSignals.getter,
       media: wiring.mediaEvents.getter,
       sinks: wiring.recordingSinks.getter,
+      audio: wiring.promptAudio.getter,
       streams: wiring.streamEvents.getter,
       softphones: wiring.softphones.getter,
     },

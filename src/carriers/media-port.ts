@@ -31,6 +31,7 @@ import type { TranscriptSegment } from '../telephony/transcript.ts';
 import type { HeardInput, MediaOp, MediaResult, PlayOp, RecordingFormat, SpeakOp } from '../telephony/media-ops.ts';
 import type { ConferenceMix } from '../telephony/conference.ts';
 import type { MediaStreamPort } from './media-streams.ts';
+import type { Mode } from '../store/platform-tables.ts';
 
 /** What the port reports; implemented by the flow interpreter. */
 export interface MediaEvents {
@@ -64,6 +65,15 @@ export interface RecordingSinks {
    * crashed) file from that frame, dropping anything after it; 0 starts it afresh.
    */
   open(accountId: string, recordingId: string, format: RecordingFormat, fromFrame?: number): Promise<RecordingSink>;
+}
+
+/**
+ * A prompt's audio file fetched to this node's disk under the URL policy of `mode`, cached by
+ * URL (the flows' audio cache, implemented by the calls module). A node that did not fetch an
+ * announcement itself (a conference mixed here, announced through another node) fetches it so.
+ */
+export interface PromptAudio {
+  fetch(url: string, mode: Mode): Promise<{ ok: true; audio: { path: string; seconds: number } } | { ok: false; detail: string }>;
 }
 
 /**

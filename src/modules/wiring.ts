@@ -4,7 +4,7 @@
 // the port once when it registers. The server refuses to start while any port is empty
 // (assertFilled), naming it. This replaces setters: no module assigns into another's service.
 import { LatePort } from '../platform/late-port.ts';
-import type { CallSignals, MediaEvents, RecordingSinks, SoftphoneRegistry, StreamEvents } from '../carriers/index.ts';
+import type { CallSignals, MediaEvents, PromptAudio, RecordingSinks, SoftphoneRegistry, StreamEvents } from '../carriers/index.ts';
 import type { InboundAnswerer } from './calls/service.ts';
 import type { FlowConferences, FlowRecordings } from './calls/flows/verbs/verb.ts';
 import type { FlowAgents } from './calls/flows/verbs/agent.ts';
@@ -26,6 +26,8 @@ export interface Wiring {
   callSignals: LatePort<CallSignals>;
   /** Carriers' media ports -> flow interpreter (filled by the calls module). */
   mediaEvents: LatePort<MediaEvents>;
+  /** Carriers' media ports -> the flows' audio cache, fetched under the URL policy (filled by the calls module). */
+  promptAudio: LatePort<PromptAudio>;
   /** Carriers' media ports -> recordings service (filled by the recordings module). */
   recordingSinks: LatePort<RecordingSinks>;
   /** Carriers' media streams -> streams service (filled by the streams module). */
@@ -60,6 +62,7 @@ export function createWiring(): Wiring {
   return {
     callSignals: new LatePort('calls: call signals'),
     mediaEvents: new LatePort('calls: media events (flow interpreter)'),
+    promptAudio: new LatePort('calls: prompt audio'),
     recordingSinks: new LatePort('recordings: recording sinks'),
     streamEvents: new LatePort('streams: stream events'),
     softphones: new LatePort('workers: softphone registry'),

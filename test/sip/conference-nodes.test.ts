@@ -6,8 +6,10 @@
 // .../participants, sent to node B, dials B's call in through node B: its leg relays to A.
 // What proves it: each call's recording (channel 0: what we sent that leg) holds the other's
 // pitch and not its own; once B is muted (PATCH sent to node B, applied where the mix is) A
-// hears nothing of B while B still hears A; POST .../end (node B) sends both on to their
-// hangup. On SQLite one node is the deployment, so this runs on PostgreSQL only.
+// hears nothing of B while B still hears A; POST .../announce {"play"} sent to node B (the
+// file fetched there, then again by node A into its own cache) is heard by both (found in
+// each recording by correlation with the file served); POST .../end (node B) sends both on
+// to their hangup. On SQLite one node is the deployment, so this runs on PostgreSQL only.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
 import { toneTrunk } from '../helpers/tone-trunk.ts';
-import { toneShare } from '../helpers/audio-match.ts';
+import { matchAudio, toneShare } from '../helpers/audio-match.ts';
+import { CHIRP, serveChirp, type ChirpServer } from '../helpers/chirp-server.ts';
 import { until } from '../helpers/until.ts';
 import { NODES_SECRET_KEY, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
 import { decodeWav } from '../../src/media/wav.ts';
@@ -26,6 +29,10 @@ if (!onPostgres) console.error('\n(test/sip/conference-nodes.test.ts runs on Pos
 const TO = '+14155550199';
 const RATE = 8000;
 const PHASE_MS = 4000;
+/** Long enough for the announcement (a one-second file) to be fetched on the home node and played. */
+const ANNOUNCE_MS = 3000;
+/** A match this close is the file (a tone under it, and G.711 twice over the node-to-node leg, leave it well above). */
+const MATCHED = 0.7;
 /** Samples left out after each change (its commit, the message to the home node, the jitter buffers) and before the next. */
 const SETTLE = RATE * 1;
 const MARGIN = RATE * 0.4;
@@ -48,9 +55,11 @@ const B: Party = { name: 'B', from: '+14155550172', hz: 800, trunkPort: 0 };
 let t: TestServer;
 let acct: CreatedAccount;
 let nodeA: SecondNode | undefined;
+let chirp: ChirpServer | undefined;
 
 before(async () => {
   if (!onPostgres || !hasSipp) return;
+  chirp = await serveChirp();
   A.trunkPort = await freeUdpPort();
   B.trunkPort = await freeUdpPort();
   // The same trunk name on both nodes, each to its own SIPp: a call takes the trunk of the node that places it.
@@ -72,6 +81,7 @@ after(async () => {
   for (const party of [A, B]) party.sipp?.process.kill('SIGKILL');
   nodeA?.kill();
   await t?.close();
+  await chirp?.close();
 });
 
 /** An API request to one node. */
@@ -82,7 +92,7 @@ async function api(url: string, method: string, path: string, body?: object): Pr
   return { status: res.status, body: await res.json() };
 }
 
-test('a conference mixed on node A: a participant dialled in through node B hears A and is heard by A over a node-to-node leg; mute and end sent to node B apply', { skip: !onPostgres || !hasSipp, timeout: 150_000 }, async (ctx) => {
+test('a conference mixed on node A: a participant dialled in through node B hears A and is heard by A over a node-to-node leg; mute, a played announcement and end sent to node B apply', { skip: !onPostgres || !hasSipp, timeout: 150_000 }, async (ctx) => {
   const detail = () => `node A said:\n${nodeA!.log()}`;
   A.sipp = await runSipp({ scenario: toneTrunk(A.hz, 'PCMU', 60), port: A.trunkPort, timeoutSeconds: 100 });
   B.sipp = await runSipp({ scenario: toneTrunk(B.hz, 'PCMU', 60), port: B.trunkPort, timeoutSeconds: 100 });
@@ -118,6 +128,11 @@ test('a conference mixed on node A: a participant dialled in through node B hear
   assert.equal(muted.status, 200, JSON.stringify(muted.body));
   marks.muted = Date.now();
   await sleep(PHASE_MS);
+  // The file is fetched into node B's cache (which checks it), and the home, node A, fetches it into its own.
+  const announced = await api(B.url!, 'POST', `/v1/conferences/${conferenceId}/announce`, { play: { url: chirp!.url } });
+  assert.equal(announced.status, 200, JSON.stringify(announced.body));
+  marks.announced = Date.now();
+  await sleep(ANNOUNCE_MS);
   const ended = await api(B.url!, 'POST', `/v1/conferences/${conferenceId}/end`);
   assert.equal(ended.status, 200, JSON.stringify(ended.body));
   marks.end = Date.now();
@@ -157,7 +172,7 @@ test('a conference mixed on node A: a participant dialled in through node B hear
   const expectations: Array<[string, string, Party, Party, boolean]> = [
     ['both', 'muted', A, B, true], ['both', 'muted', B, A, true], ['both', 'muted', A, A, false], ['both', 'muted', B, B, false],
     // B muted (on node B's request, applied on node A): A hears nothing of B; B still hears A.
-    ['muted', 'end', A, B, false], ['muted', 'end', B, A, true],
+    ['muted', 'announced', A, B, false], ['muted', 'announced', B, A, true],
   ];
   for (const [from, to, listener, speaker, expected] of expectations) {
     const measured = share(listener, speaker, from, to);
@@ -165,4 +180,12 @@ test('a conference mixed on node A: a participant dialled in through node B hear
     if (expected) assert.ok(measured > 0.3, `${from}..${to}: ${listener.name} hears ${speaker.name}: ${measured}`);
     else assert.ok(measured < 0.02, `${from}..${to}: ${listener.name} does not hear ${speaker.name}: ${measured}`);
   }
+  // The announcement made through node B, played on node A's bus: A hears it on its own leg, B over the node-to-node leg.
+  for (const party of [A, B]) {
+    const { samples, at } = heard.get(party)!;
+    const match = matchAudio(CHIRP, samples, samples.length);
+    ctx.diagnostic(`${party.name} heard the announced file at ${(match.lag / RATE).toFixed(2)} s (announced at ${(at(marks.announced!) / RATE).toFixed(2)} s): correlation ${match.correlation.toFixed(3)}`);
+    assert.ok(match.correlation > MATCHED, `${party.name} heard the announcement played through node B: ${match.correlation}`);
+  }
+  assert.equal(chirp!.fetches(), 2, 'fetched once by node B (the request) and once by node A (the home), each into its own cache');
 });

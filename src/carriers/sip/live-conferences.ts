@@ -12,8 +12,10 @@
 // participant's). A change committed on another node is told to the home (node-commands.ts,
 // in the same transaction) and applied there; a participant whose call another node holds
 // is on the home's bus through a node-to-node media leg (node-legs.ts) named after its call.
+// An announcement's file made through another node is told to the home by its URL, and the
+// home fetches it into its own audio cache (the same URL policy and cache as a flow's `play`).
 import type { Trx } from '../../store/transaction.ts';
-import type { ConferenceMedia, RecordingSinks } from '../media-port.ts';
+import type { ConferenceMedia, PromptAudio, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { copyRoom } from './room-recording.ts';
 import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
@@ -21,7 +23,7 @@ import type { PlayOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import { lineRateAudio } from './line-rate-audio.ts';
-import type { ConferenceMessage } from './node-commands.ts';
+import type { ConferenceMessage, ForwardedPlay } from './node-commands.ts';
 
 /** The other media nodes, as conferences need them (NodeCommands); absent, every conference is this node's. */
 export interface ConferenceHomes {
@@ -69,6 +71,8 @@ export class LiveConferences implements ConferenceMedia {
   constructor(
     private readonly legs: ConferenceLegs,
     private readonly speech: () => TextToSpeech,
+    /** The flows' audio cache of this node: where an announcement told by another node is fetched. */
+    private readonly audio: () => PromptAudio,
     private readonly sinks: () => RecordingSinks,
     private readonly log: (err: Error, subject: string) => void,
     private readonly homes: ConferenceHomes | null = null,
@@ -85,7 +89,7 @@ export class LiveConferences implements ConferenceMedia {
       case 'mix':
         return this.apply(message.mix);
       case 'announce':
-        return this.overRoom(message.mix, message.prompt);
+        return this.announceHere(message.mix, message.prompt);
       case 'start_capture':
         return this.startRecording(message.mix, message.recordingId, message.format);
       case 'stop_capture':
@@ -112,9 +116,35 @@ export class LiveConferences implements ConferenceMedia {
 
   async announce(trx: Trx, mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void> {
     const home = this.homeElsewhere(mix);
-    // A played file is in the audio cache of the node that fetched it: a home node without it logs the announcement failed.
-    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'announce', mix, prompt });
-    trx.afterCommit(() => void this.overRoom(mix, prompt).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
+    // The file is in this node's audio cache, not the home's: the home is told its URL and fetches it.
+    if (home) return this.homes!.tell(trx, home, mix.conferenceId, { kind: 'announce', mix, prompt: forwarded(prompt) });
+    trx.afterCommit(() => void (prompt.kind === 'speak' ? this.spoken(prompt) : lineRateAudio(prompt.path))
+      .then((once) => this.overRoom(mix, once, prompt.loop))
+      .catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`)));
+  }
+
+  /**
+   * On the home node, an announcement another node committed: its audio is made ready here
+   * first (spoken, or its file fetched into this node's cache), so a failure there fails the
+   * message and it is retried (nothing was heard yet, and a fetch already cached is not
+   * repeated). The playing is not awaited: a message retried after its audio started is never
+   * heard twice, and the conference's next message (a mute, a leave) is not held up for the
+   * announcement's length.
+   */
+  private async announceHere(mix: ConferenceMix, prompt: SpeakOp | ForwardedPlay): Promise<void> {
+    const once = prompt.kind === 'speak' ? await this.spoken(prompt) : await lineRateAudio(await this.fetched(prompt.url, mix));
+    void this.overRoom(mix, once, prompt.loop).catch((err: Error) => this.log(err, `${mix.conferenceId} announcement`));
+  }
+
+  private spoken(prompt: SpeakOp): Promise<Int16Array> {
+    return this.speech().synthesize(prompt.text, { language: prompt.language, voice: prompt.voice });
+  }
+
+  /** Where this node's cache holds the file at `url`, fetched now under the URL policy of the conference's mode if it is not there yet. */
+  private async fetched(url: string, mix: ConferenceMix): Promise<string> {
+    const got = await this.audio().fetch(url, mix.mode);
+    if (!got.ok) throw new Error(`the announcement's audio could not be fetched on the conference's home node: ${got.detail}`);
+    return got.audio.path;
   }
 
   async startCapture(trx: Trx, mix: ConferenceMix, recordingId: string, format: RecordingFormat): Promise<void> {
@@ -196,12 +226,9 @@ export class LiveConferences implements ConferenceMedia {
     return seats.filter((seat) => seat.callId !== mover.callId && !seat.hold).map((seat) => this.legs.play(seat.callId, BEEP));
   }
 
-  /** Everyone seated here and not on hold hears the announcement over the room, and so does the room's recording. */
-  private async overRoom(mix: ConferenceMix, prompt: SpeakOp | PlayOp): Promise<void> {
-    const once = prompt.kind === 'speak'
-      ? await this.speech().synthesize(prompt.text, { language: prompt.language, voice: prompt.voice })
-      : await lineRateAudio(prompt.path);
-    const times = Math.max(1, prompt.loop);
+  /** Everyone seated here and not on hold hears the announcement (`once`, `loop` times) over the room, and so does the room's recording. */
+  private async overRoom(mix: ConferenceMix, once: Int16Array, loop: number): Promise<void> {
+    const times = Math.max(1, loop);
     const audio = new Int16Array(once.length * times);
     for (let k = 0; k < times; k++) audio.set(once, k * once.length);
     await Promise.all([
@@ -215,6 +242,13 @@ export class LiveConferences implements ConferenceMedia {
     const recording = this.recordings.get(conferenceId);
     return recording ? this.legs.tapOverlay(recording.recordingId, pcm) : Promise.resolve();
   }
+}
+
+/** An announcement as the home node is told of it: a file by its URL (the path is this node's disk). */
+function forwarded(prompt: SpeakOp | PlayOp): SpeakOp | ForwardedPlay {
+  if (prompt.kind === 'speak') return prompt;
+  const { path: _here, ...play } = prompt;
+  return play;
 }
 
 /**

@@ -62,8 +62,8 @@ export class LiveMediaPort implements MediaPort {
 
   constructor(
     private readonly calls: LiveCallMedia,
-    /** The flow interpreter and the recordings service, which hear this port's calls. */
-    private readonly listeners: Pick<CarrierListeners, 'media' | 'sinks' | 'streams'>,
+    /** The flow interpreter and the recordings service, which hear this port's calls; the audio cache a conference's home fetches announcements into. */
+    private readonly listeners: Pick<CarrierListeners, 'media' | 'sinks' | 'streams' | 'audio'>,
     speech: () => TextToSpeech,
     private readonly log: (err: Error, subject: string) => void,
     private readonly stt: SpeechToText | null = null,
@@ -73,7 +73,7 @@ export class LiveMediaPort implements MediaPort {
     this.streams = new LiveStreams(calls, () => listeners.streams(), { handshakeTimeoutMs: streamHandshakeTimeoutMs, log: this.log }, nodes);
     this.hearsSpeech = stt !== null;
     const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
-    this.conferences = new LiveConferences(calls, speech, () => this.sinks, this.log, nodes);
+    this.conferences = new LiveConferences(calls, speech, () => listeners.audio(), () => this.sinks, this.log, nodes);
     const rooms = { waiting: (id: string) => this.conferences.waiting(id), connectionBus, mixedElsewhere: (home: string) => nodes?.isOther(home) ?? false };
     this.operations = new LiveOperations(calls, speech, {
       report: (callId, opId, result) => this.connected().finished(callId, opId, result),

@@ -37,12 +37,19 @@ export interface CommandPayload {
 }
 
 /**
+ * An announcement's file as another node is told of it: its URL, not the path where the node
+ * the request reached cached it (that disk is not the home's); the home fetches it into its
+ * own cache (live-conferences.ts).
+ */
+export type ForwardedPlay = Omit<PlayOp, 'path'>;
+
+/**
  * What a node tells the node that mixes a conference (its home, ConferenceMix.home): each is
  * a ConferenceMedia method, carried out there, where the conference's bus is.
  */
 export type ConferenceMessage =
   | { kind: 'mix'; mix: ConferenceMix }
-  | { kind: 'announce'; mix: ConferenceMix; prompt: SpeakOp | PlayOp }
+  | { kind: 'announce'; mix: ConferenceMix; prompt: SpeakOp | ForwardedPlay }
   | { kind: 'start_capture'; mix: ConferenceMix; recordingId: string; format: RecordingFormat }
   | { kind: 'stop_capture'; mix: ConferenceMix; recordingId: string };
 

@@ -42,6 +42,7 @@ export const callsModule: SwitchboardModule = {
     services.calls = calls;
     services.flowInterpreter = interpreter;
     services.flowAudio = flowAudio;
+    wiring.promptAudio.fill(flowAudio);
     app.addHook('onClose', async () => {
       interpreter.stop();
       await flowWebhooks.close();

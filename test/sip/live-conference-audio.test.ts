@@ -9,39 +9,32 @@
 // recording is what we sent its leg).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freeUdpPort, peerAvailable, runSipp, type SippRun } from '../helpers/sipp.ts';
 import { toneTrunk } from '../helpers/tone-trunk.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
-import { decodeWav, encodeWav } from '../../src/media/wav.ts';
+import { decodeWav } from '../../src/media/wav.ts';
+import { CHIRP, serveChirp, type ChirpServer } from '../helpers/chirp-server.ts';
 
 const hasSipp = peerAvailable('sipp');
 const TO = '+14155550199';
 const A = { from: '+14155550171', hz: 500, port: 0 };
 const B = { from: '+14155550172', hz: 800, port: 0 };
 
-/** 1 s sweeping 400 Hz to 2400 Hz at 8 kHz, louder than the trunks' tones (6000). */
-const CHIRP = Int16Array.from({ length: 8000 }, (_, i) => {
-  const t = i / 8000;
-  return Math.round(16000 * Math.sin(2 * Math.PI * (400 * t + 1000 * t * t)));
-});
 /** A match this close is the file (a trunk's tone over it, and G.711, leave it well above). */
 const MATCHED = 0.7;
 
 let lv: LiveVoice;
-let audio: Server;
+let audio: ChirpServer | undefined;
 let chirpUrl: string;
 const running: SippRun[] = [];
 
 before(async () => {
   if (!hasSipp) return;
-  audio = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(encodeWav({ sampleRate: 8000, channels: 1, samples: [CHIRP] })));
-  await new Promise<void>((r) => audio.listen(0, '127.0.0.1', r));
-  chirpUrl = `http://127.0.0.1:${(audio.address() as AddressInfo).port}/chirp.wav`;
+  audio = await serveChirp();
+  chirpUrl = audio.url;
   A.port = await freeUdpPort();
   B.port = await freeUdpPort();
   lv = await startLiveVoice({
@@ -54,10 +47,7 @@ before(async () => {
 after(async () => {
   for (const sipp of running) sipp.process.kill('SIGKILL');
   await lv?.close();
-  if (audio) {
-    audio.closeAllConnections();
-    await new Promise<void>((r) => audio.close(() => r()));
-  }
+  await audio?.close();
 });
 
 /** Places a recorded call from `party`'s trunk (SIPp answers with its tone) running `flow`. */

@@ -6,9 +6,11 @@
 // timers, events and the order of things.
 import type { BridgeOp, CollectOp, ConferenceOp, ConnectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../../telephony/media-ops.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
-import type { SpeechToText } from '../speech/speech-to-text.ts';
+import type { SpeechToText, Transcription } from '../speech/speech-to-text.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import { lineRateAudio } from './line-rate-audio.ts';
+import { judgeUtterance, quietToEnd } from '../../telephony/end-of-utterance.ts';
+import { sentencesOf } from '../speech/sentences.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -202,29 +204,48 @@ export class LiveOperations {
 
   /** Plays one prompt to its end; returns why it stopped early, or null when it finished. */
   private async prompt(ctx: OpContext, op: PromptOp, stop?: () => boolean): Promise<CutShort | 'barged' | null> {
-    const pcm = await this.audioOf(op);
+    const pieces = this.audioOf(op);
     const times = op.kind === 'silence' ? 1 : Math.max(1, op.loop);
     for (let i = 0; i < times; i++) {
-      if (ctx.cutReason()) return ctx.cutReason();
-      if (stop?.()) return 'barged';
-      const { interrupted } = await this.leg.play(ctx.callId, pcm);
+      // Each piece is queued on the leg as soon as it is synthesised, so the first sentence
+      // plays while the next are made and they follow each other without a gap; stopping
+      // playback (barge-in, interrupt) drops the whole queue.
+      let interrupted = false;
+      const plays: Promise<unknown>[] = [];
+      for (const piece of pieces) {
+        const pcm = await piece;
+        if (ctx.cutReason()) return ctx.cutReason();
+        if (stop?.()) return 'barged';
+        if (interrupted) break;
+        plays.push(this.leg.play(ctx.callId, pcm).then((played) => {
+          if (played.interrupted) interrupted = true;
+        }));
+      }
+      await Promise.all(plays);
       if (ctx.cutReason()) return ctx.cutReason();
       if (interrupted) return stop?.() ? 'barged' : 'interrupted';
     }
     return null;
   }
 
-  private async audioOf(op: PromptOp): Promise<Int16Array> {
-    if (op.kind === 'silence') return new Int16Array(Math.round(op.seconds * LINE_RATE));
-    if (op.kind === 'speak') return this.speech().synthesize(op.text, { language: op.language, voice: op.voice });
-    return lineRateAudio(op.path);
+  /** The prompt's audio in pieces (a `bySentence` prompt's sentences), all started now. */
+  private audioOf(op: PromptOp): Promise<Int16Array>[] {
+    if (op.kind === 'silence') return [Promise.resolve(new Int16Array(Math.round(op.seconds * LINE_RATE)))];
+    if (op.kind !== 'speak') return [lineRateAudio(op.path)];
+    const texts = op.bySentence ? sentencesOf(op.text) : [op.text];
+    const pieces = texts.map((text) => this.speech().synthesize(text, { language: op.language, voice: op.voice }));
+    // A prompt cut short leaves later sentences unplayed: their failures are not the caller's problem.
+    for (const piece of pieces) piece.catch(() => undefined);
+    return pieces;
   }
 
   /**
    * Digits and/or speech while the prompts play. Speech is an utterance: from voice activity
    * (less a short pre-roll) until `speechTimeoutSeconds` of quiet; its audio, read back from
    * the call's recording, goes to the speech-to-text endpoint. An utterance heard as no words
-   * (a cough, line noise) is not input: the gather keeps listening.
+   * (a cough, line noise) is not input: the gather keeps listening. With `endOfUtterance:
+   * 'words'` the words are recognised at every pause and judged (end-of-utterance.ts) to choose
+   * the quiet that ends the line; the pause's transcript is the line's when it does.
    */
   private async collect(ctx: OpContext, op: CollectOp): Promise<MediaResult> {
     const hearing = op.speech ? this.hearing : null;
@@ -236,6 +257,26 @@ export class LiveOperations {
     let done: ((reason: End) => void) | null = null;
     let timer: NodeJS.Timeout | undefined;
     let quiet: NodeJS.Timeout | undefined;
+    // Counts pauses and restarts: a partial transcript is used only for the pause it was asked for.
+    let pauses = 0;
+    type Partial = { pause: number; heard: Transcription | null };
+    let partial: Partial | null = null;
+    const endAfter = (seconds: number) => {
+      clearTimeout(quiet);
+      quiet = setTimeout(() => done?.('speech'), Math.max(0, seconds) * 1000);
+    };
+    const judgePause = (said: { start: number; end: number }) => {
+      const pause = ++pauses;
+      const quietAt = Date.now();
+      // Until the words are known the longest wait stands.
+      endAfter(quietToEnd('incomplete', op.speechTimeoutSeconds));
+      void this.transcribe(ctx.callId, hearing!, said, op.hints).then((heard) => {
+        if (pause !== pauses) return;
+        partial = { pause, heard };
+        const wait = heard === null ? op.speechTimeoutSeconds : quietToEnd(judgeUtterance(heard.text), op.speechTimeoutSeconds);
+        endAfter(wait - (Date.now() - quietAt) / 1000);
+      });
+    };
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(() => done?.('timeout'), op.timeoutSeconds * 1000);
@@ -270,13 +311,15 @@ export class LiveOperations {
           if (prompting) barge();
           clearTimeout(timer);
           clearTimeout(quiet);
+          pauses++;
+          partial = null;
           if (utterance) utterance.end = null;
           else utterance = { start: Math.max(0, now - PRE_ROLL_SECONDS), end: null };
         } else if (utterance) {
           const current = utterance;
           current.end = now;
-          clearTimeout(quiet);
-          quiet = setTimeout(() => done?.('speech'), op.speechTimeoutSeconds * 1000);
+          if (op.endOfUtterance === 'words') judgePause({ start: current.start, end: now });
+          else endAfter(op.speechTimeoutSeconds);
         }
       } : undefined,
     });
@@ -297,7 +340,12 @@ export class LiveOperations {
         if (reason !== 'speech') return collectResult(digits, reason);
         const said = utterance as { start: number; end: number | null } | null;
         utterance = null;
-        const heard = await Promise.race([this.transcribe(ctx.callId, hearing!, said!, op.hints), ctx.cutShort]);
+        // Set by judgePause's callback (TypeScript cannot see that assignment from here).
+        const last = partial as Partial | null;
+        const judged = last?.pause === pauses ? last.heard : null;
+        pauses++;
+        partial = null;
+        const heard = judged ?? await Promise.race([this.transcribe(ctx.callId, hearing!, said!, op.hints), ctx.cutShort]);
         if (typeof heard === 'string') return collectResult(digits, heard);
         if (heard && heard.text !== '') {
           void this.hooks.heard(ctx.callId, { kind: 'speech', text: heard.text }).catch(() => undefined);

@@ -44,8 +44,12 @@ const CONTINUES_PAIRS = new Set(['is there', 'are there', 'do you', 'can you', '
 
 /** Lines complete in a word or two: answers, thanks and farewells. */
 const SHORT_COMPLETE = new Set([
-  'yes', 'yeah', 'yep', 'yup', 'no', 'nope', 'nah', 'okay', 'ok', 'sure', 'right', 'correct', 'exactly', 'great', 'perfect', 'fine', 'thanks', 'thank', 'bye', 'goodbye', 'cheers', 'hello', 'hi', 'hey', 'please',
+  'yes', 'yeah', 'yep', 'yup', 'no', 'nope', 'nah', 'okay', 'ok', 'sure', 'right', 'correct', 'exactly', 'great', 'perfect', 'fine', 'thanks', 'thank', 'bye', 'goodbye', 'cheers', 'please',
 ]);
+// Not "hi" or "hello": a greeting opens a line more often than it is one ("Hi there. | What time...").
+
+/** Words that go with SHORT_COMPLETE ones in a short answer ("thank you so much", "okay then"). */
+const POLITE = new Set(['you', 'so', 'much', 'very', 'then', 'there', 'that', 'all', 'good', 'have', 'a', 'nice', 'day']);
 
 /** Words that open a question; "what are your hours" is complete once it stops on a content word. */
 const QUESTION_OPENERS = new Set(['what', "what's", 'when', "when's", 'where', "where's", 'who', "who's", 'why', 'how', "how's", 'which', 'is', 'are', 'do', 'does', 'did', 'can', 'could', 'would', 'will', 'should', 'may', 'have', 'has']);
@@ -62,7 +66,9 @@ export function judgeUtterance(text: string): UtteranceJudgement {
   const last = words.at(-1)!;
   const pair = words.slice(-2).join(' ');
   if (CONTINUES.has(last) || CONTINUES_PAIRS.has(pair)) return 'incomplete';
-  if (words.length <= 2) return words.every((w) => SHORT_COMPLETE.has(w) || w === 'you' || w === 'much') ? 'complete' : 'unsure';
+  // "yes", "no thank you", "okay bye": answers and farewells need no more.
+  if (words.every((w) => SHORT_COMPLETE.has(w) || POLITE.has(w))) return 'complete';
+  if (words.length <= 2) return 'unsure';
   // A wh-question that stops on a content word has asked it ("where are you located").
   if (words.slice(0, 3).some((w) => QUESTION_OPENERS.has(w) && w.startsWith('wh'))) return 'complete';
   // A yes/no question needs its verb, subject and what is asked: "is Doctor Patel | available".

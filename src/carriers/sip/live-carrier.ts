@@ -80,7 +80,7 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.nodeLegs = new NodeLegs({
       ua: () => stack.ua, engine: () => stack.engine, nodeId: this.cluster.nodeId, publicHost: settings.publicHost, secretKey: platform.config.secretKey,
       addressOf: (nodeId) => this.cluster.addressOf(nodeId),
-      arrived: (conferenceId) => this.media.conferences.legArrived(conferenceId),
+      arrived: (conferenceId, callId) => this.media.conferences.legArrived(conferenceId, callId),
       log: (err, subject) => platform.log.warn({ err, subject }, 'sip: node-to-node leg'),
     });
     /** A call's leg on this node, or its conference leg from the node that holds it. */

@@ -18,7 +18,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { ConferenceMedia, PromptAudio, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { copyRoom } from './room-recording.ts';
-import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
+import { CONNECTION_SEATS, connectionMixId, connectionPeer, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
 import type { PlayOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
@@ -97,10 +97,16 @@ export class LiveConferences implements ConferenceMedia {
     }
   }
 
-  /** A participant's node-to-node leg arrived: the conference's mix as last applied takes it in. */
-  legArrived(conferenceId: string): void {
+  /**
+   * A participant's node-to-node leg arrived: the conference's mix as last applied takes it in.
+   * A call connected to one of ours (a queue's dequeue) with no monitor's mix applied hears its
+   * peer on their connection's bus, as the peer's own connect operation has it hear this one.
+   */
+  legArrived(conferenceId: string, callId: string): void {
     const mix = this.applied.get(conferenceId);
-    if (mix) this.apply(mix);
+    if (mix) return this.apply(mix);
+    const peer = connectionPeer(conferenceId, callId);
+    if (peer) void this.legs.mix(callId, { ...connectionBus(callId, peer), hears: [peer] }).catch((err: Error) => this.log(err, `${conferenceId} node-to-node leg`));
   }
 
   /** True while the conference waits for a start_on_enter participant (its legs hear the wait audio). */

@@ -9,6 +9,7 @@ import type { TextToSpeech } from '../speech/text-to-speech.ts';
 import type { SpeechToText } from '../speech/speech-to-text.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import { lineRateAudio } from './line-rate-audio.ts';
+import { connectionMixId } from '../../telephony/conference.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -22,8 +23,8 @@ export interface LegAudio {
   bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
   /** What the leg hears on a conference bus (rtp/conference-bus.ts): the sum of `hears`, the hold tone (null), or off the bus (null mix). */
   mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
-  /** Joins a conference mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles. */
-  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<CutShort>): Promise<void>;
+  /** Joins a conference (or a connection) mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles or `home` hangs it up. */
+  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<unknown>): Promise<void>;
 }
 
 /** The conferences of live calls as the operations see them (live-conferences.ts). */
@@ -186,14 +187,28 @@ export class LiveOperations {
    * time limit.
    */
   private async connect(ctx: OpContext, op: ConnectOp): Promise<MediaResult> {
-    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
-    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<'finished'>((resolve) => {
       timer = setTimeout(() => resolve('finished'), op.timeLimitSeconds * 1000);
     });
+    const ended = Promise.race([limit, ctx.cutShort]);
+    if (op.home && this.rooms.mixedElsewhere(op.home)) {
+      // The other call is mixed on another node: this call is relayed to it (node-legs.ts),
+      // which seats the leg beside it. A leg that cannot be made, or that the other node hangs
+      // up (it stopped), ends the connection, so both flows go on instead of sitting in silence.
+      try {
+        await this.leg.joinHome(ctx.callId, connectionMixId(ctx.callId, op.peerCallId), op.home, ended);
+      } catch (err) {
+        this.hooks.log(err as Error, ctx.callId, `connection to ${op.peerCallId} over a node-to-node leg`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return { kind: 'connect', reason: ctx.cutReason() ?? 'finished' };
+    }
+    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
+    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     try {
-      return { kind: 'connect', reason: await Promise.race([limit, ctx.cutShort]) };
+      return { kind: 'connect', reason: await ended };
     } finally {
       clearTimeout(timer);
       await this.leg.mix(ctx.callId, null).catch(() => undefined);

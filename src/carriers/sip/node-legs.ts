@@ -34,8 +34,8 @@ export interface NodeLegsDeps {
   secretKey: string | undefined;
   /** host:port where a node takes node-to-node legs (sip_nodes), null when it is gone. */
   addressOf(nodeId: string): Promise<string | null>;
-  /** A participant's leg arrived here: its conference's mix is applied again (live-conferences.ts). */
-  arrived(conferenceId: string): void;
+  /** A participant's leg arrived here: its conference's (or connection's) mix is applied again (live-conferences.ts). */
+  arrived(conferenceId: string, callId: string): void;
   log(err: Error, subject: string): void;
 }
 
@@ -135,7 +135,7 @@ export class NodeLegs {
       await this.drop(claim.callId, dialog);
       throw err;
     }
-    this.deps.arrived(claim.conferenceId);
+    this.deps.arrived(claim.conferenceId, claim.callId);
   }
 
   /** The node stops: the legs answered here end (their participants' nodes stop relaying). */

@@ -73,7 +73,10 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.speech = speechServices(speechSection, (err, detail) => platform.log.warn({ err }, detail));
     this.counters = new MediaCounters(platform.log);
     const records = new CallRecords(platform.database.db, store, () => listeners.signals());
-    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds, (nodeId) => listeners.streams().nodeLost(nodeId));
+    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds, async (nodeId) => {
+      await listeners.streams().nodeLost(nodeId);
+      await listeners.conferences().homeLost(nodeId);
+    });
     const { stack } = this;
     this.legs = new Legs({ stack, records, counters: this.counters, mediaDir: this.mediaDir, hungUp: (callId) => this.media.hungUp(callId) });
     this.transfers = new Transfers({ platform, settings, stack, legs: this.legs, records });
@@ -103,7 +106,8 @@ export class LiveSipCarrier implements VoiceCarrier {
       play: (callId, pcm) => (onLine(callId) ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
       stopPlayback: (callId) => (onLine(callId) ? stack.engine.stopPlayback(callId) : Promise.resolve()),
       bridge: (callId, op, cutShort) => this.transfers.dial(callId, op, cutShort),
-      joinHome: (callId, conferenceId, home, cutShort) => this.nodeLegs.joinHome(callId, conferenceId, home, cutShort),
+      joinHome: (callId, conferenceId, home, cutShort, onWaiting) => this.nodeLegs.joinHome(callId, conferenceId, home, cutShort, onWaiting),
+      tellWaiting: (callId, waiting) => this.nodeLegs.tellWaiting(callId, waiting),
       here: (callId) => {
         if (this.nodeLegs.has(callId)) return true;
         const leg = this.legs.get(callId);

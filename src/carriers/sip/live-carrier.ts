@@ -83,6 +83,9 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.nodeLegs = new NodeLegs({
       ua: () => stack.ua, engine: () => stack.engine, nodeId: this.cluster.nodeId, publicHost: settings.publicHost, secretKey: platform.config.secretKey,
       addressOf: (nodeId) => this.cluster.addressOf(nodeId),
+      inProgress: async (callId) => (await store.peek(callId))?.call.status === 'in_progress',
+      // As often as a dead node's calls are ended (its lease).
+      checkEveryMs: settings.nodeLeaseSeconds * 1000,
       arrived: (conferenceId, callId) => this.media.conferences.legArrived(conferenceId, callId),
       log: (err, subject) => platform.log.warn({ err, subject }, 'sip: node-to-node leg'),
     });

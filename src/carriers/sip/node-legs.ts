@@ -45,6 +45,10 @@ export interface NodeLegsDeps {
   secretKey: string | undefined;
   /** host:port where a node takes node-to-node legs (sip_nodes), null when it is gone. */
   addressOf(nodeId: string): Promise<string | null>;
+  /** Whether `callId` is still in progress (on whichever node holds it). */
+  inProgress(callId: string): Promise<boolean>;
+  /** How often the legs answered here are checked against their calls (ms). */
+  checkEveryMs: number;
   /** A participant's leg arrived here: its conference's (or connection's) mix is applied again (live-conferences.ts). */
   arrived(conferenceId: string, callId: string): void;
   log(err: Error, subject: string): void;
@@ -68,8 +72,25 @@ export class NodeLegs {
   /** Claims answered in the last minute (nonce to time stamp): each is good once. */
   private readonly seen = new Map<string, number>();
 
+  private readonly checker: NodeJS.Timeout;
+
   constructor(private readonly deps: NodeLegsDeps) {
     this.key = deps.secretKey ? createHash('sha256').update(`switchboard node-to-node media legs\n${deps.secretKey}`).digest() : null;
+    this.checker = setInterval(() => void this.dropEnded().catch((err: Error) => deps.log(err, 'checking node-to-node legs')), deps.checkEveryMs);
+    this.checker.unref();
+  }
+
+  /**
+   * On the home node: a leg whose call ended is hung up. Its own node hangs it up when the
+   * call's operation ends, but a node that died sends no BYE (its calls are ended by a
+   * survivor), and the leg would stay open here, silent, until this node stops.
+   */
+  private async dropEnded(): Promise<void> {
+    for (const [callId, { dialog }] of [...this.answered]) {
+      if (await this.deps.inProgress(callId)) continue;
+      if (!dialog.ended) void dialog.bye().catch(() => undefined);
+      await this.drop(callId, dialog);
+    }
   }
 
   /** The call's conference leg arrived here from its own node (the mix treats it as the call). */
@@ -199,6 +220,7 @@ export class NodeLegs {
 
   /** The node stops: the legs answered here end (their participants' nodes stop relaying). */
   async stop(): Promise<void> {
+    clearInterval(this.checker);
     for (const [callId, { dialog }] of [...this.answered]) {
       if (!dialog.ended) await dialog.bye().catch(() => undefined);
       await this.drop(callId, dialog);

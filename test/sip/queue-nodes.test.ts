@@ -8,7 +8,9 @@
 // on node B). What proves the audio both ways: each call's recording (channel 0, what we sent
 // its leg) holds the other's pitch and not its own while they are connected. A hang-up through
 // the other node ends the connection, and both calls' SIPp get their BYE. On SQLite one node is
-// the deployment, so this runs on PostgreSQL only.
+// the deployment, so this runs on PostgreSQL only. Last, the agent's node is SIGKILLed while
+// connected to a caller on node B: the node-loss rule fails the agent's call, the caller's flow
+// goes on, and node B hangs up the leg the dead node can no longer end.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +19,8 @@ import { toneShare } from '../helpers/audio-match.ts';
 import { subscribeAll } from '../helpers/subscribe.ts';
 import { startTwoToneNodes, type ToneNode, type TwoToneNodes } from '../helpers/two-tone-nodes.ts';
 import type { ReceivedEvent, WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { until } from '../helpers/until.ts';
+import type { LiveSipCarrier } from '../../src/carriers/sip/live-carrier.ts';
 
 const onPostgres = Boolean(process.env.DATABASE_URL);
 const hasSipp = peerAvailable('sipp');
@@ -25,6 +29,8 @@ const TO = '+14155550199';
 const RATE = 8000;
 /** How long the two stay connected: the recordings are measured over it, less a settling second. */
 const CONNECTED_MS = 4000;
+/** Short, for the last test's dead node; long enough that a loaded machine's pause does not look like a death. */
+const LEASE_SECONDS = 5;
 
 let nodes: TwoToneNodes;
 let receiver: WebhookReceiver;
@@ -32,7 +38,7 @@ let queueId: string;
 
 before(async () => {
   if (!onPostgres || !hasSipp) return;
-  nodes = await startTwoToneNodes({ rtp: { B: [59000, 59248], A: [59250, 59498] }, leaseSeconds: 10 });
+  nodes = await startTwoToneNodes({ rtp: { B: [59000, 59248], A: [59250, 59498] }, leaseSeconds: LEASE_SECONDS });
   receiver = await subscribeAll(nodes.t, nodes.acct.keys.live);
   const queue = await nodes.B.api('POST', '/v1/queues', { name: 'nodes-queue', wait_flow: [{ pause: { seconds: 1 } }] });
   queueId = queue.id;
@@ -45,9 +51,9 @@ after(async () => {
 
 const leftQueue = (callId: string) => (e: ReceivedEvent) => e.type === 'call.queue.left' && e.data.object.call_id === callId;
 
-/** A caller placed through node A waits in the queue. */
-async function enqueueThroughA(): Promise<string> {
-  const caller = await nodes.A.api('POST', '/v1/calls', { from: nodes.A.from, to: TO, record: true, flow: [{ enqueue: { queue: 'nodes-queue' } }, { hangup: {} }] });
+/** A caller placed through `node` (A unless said) waits in the queue. */
+async function enqueueThroughA(node: ToneNode = nodes.A): Promise<string> {
+  const caller = await node.api('POST', '/v1/calls', { from: node.from, to: TO, record: true, flow: [{ enqueue: { queue: 'nodes-queue' } }, { hangup: {} }] });
   const joined = (e: ReceivedEvent) => e.type === 'call.queue.joined' && e.data.object.call_id === caller.id;
   await receiver.waitFor((events) => events.some(joined), 30_000).catch((err: Error) => assert.fail(`${err.message}\n${nodes.detail()}`));
   return caller.id;
@@ -117,5 +123,30 @@ describe('a queue across two media nodes', { skip: !onPostgres || !hasSipp, time
       assert.equal(result.code, 0, `SIPp: ${result.errors}\n${nodes.detail()}`);
     }
     await heardBothWays(callerId, agent.id, connectedAt, hungAt, (text) => ctx.diagnostic(text));
+  });
+
+  // Last: it kills node A.
+  test('the agent\'s node dies while connected to a caller on node B: the agent\'s call fails (node_lost), the caller\'s flow goes on, and B hangs up the dead node\'s leg', async () => {
+    const carrierB = nodes.t.server.built.services.voiceCarriers.forMode('live') as unknown as LiveSipCarrier;
+    const sessions = async () => (await carrierB.mediaEngineStats()).sessions;
+    const before = await sessions();
+    const sipps = [await nodes.answer(nodes.A), await nodes.answer(nodes.B)];
+    const callerId = await enqueueThroughA(nodes.B);
+    const agent = await nodes.A.api('POST', '/v1/calls', { from: nodes.A.from, to: TO, flow: [{ dequeue: { queue: 'nodes-queue' } }, { hangup: {} }] });
+    await bridged(callerId, agent.id);
+    // The caller's leg and the agent's node-to-node leg, both on node B (the connection is mixed there).
+    await until('the agent\'s leg reaches node B', async () => (await sessions()) >= before + 2, { timeoutMs: 30_000, detail: nodes.detail });
+    nodes.nodeA.kill();
+    const caller = await until('the caller\'s flow goes on to its hangup', async () => {
+      const body = await nodes.B.api('GET', `/v1/calls/${callerId}`);
+      return body.status === 'completed' && body;
+    }, { timeoutMs: 60_000, detail: nodes.detail });
+    assert.equal(caller.failure ?? null, null, JSON.stringify(caller));
+    const result = await sipps[1]!.done;
+    assert.equal(result.code, 0, `SIPp B: ${result.errors}`);
+    const lost = await nodes.B.api('GET', `/v1/calls/${agent.id}`);
+    assert.deepEqual([lost.status, lost.failure?.carrier_code], ['failed', 'node_lost']);
+    // No BYE comes from a dead node: node B hangs the leg up itself once its call has ended.
+    await until('node B closes the dead node\'s leg', async () => (await sessions()) <= before, { timeoutMs: 60_000, detail: nodes.detail });
   });
 });

@@ -99,6 +99,11 @@ export interface ConnectOp {
   kind: 'connect';
   peerCallId: string;
   timeLimitSeconds: number;
+  /**
+   * The media node that mixes the two (the queue caller's node): a call held by another node
+   * reaches it over a node-to-node media leg. Absent or null: this call's node.
+   */
+  home?: string | null;
 }
 
 /**

@@ -11,6 +11,8 @@ import { LINE_RATE } from '../../media/call-file.ts';
 import { lineRateAudio } from './line-rate-audio.ts';
 import { judgeUtterance, quietToEnd } from '../../telephony/end-of-utterance.ts';
 import { sentencesOf } from '../speech/sentences.ts';
+import { connectionMixId } from '../../telephony/conference.ts';
+import { WaitSignal } from './wait-signal.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -24,8 +26,8 @@ export interface LegAudio {
   bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
   /** What the leg hears on a conference bus (rtp/conference-bus.ts): the sum of `hears`, the hold tone (null), or off the bus (null mix). */
   mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
-  /** Joins a conference mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles. */
-  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<CutShort>): Promise<void>;
+  /** Joins a conference (or a connection) mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles or `home` hangs it up. */
+  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<unknown>, onWaiting?: (waiting: boolean) => void): Promise<void>;
 }
 
 /** The conferences of live calls as the operations see them (live-conferences.ts). */
@@ -157,29 +159,47 @@ export class LiveOperations {
    * until it is cut (removed, the conference ended, hang-up).
    */
   private async conference(ctx: OpContext, op: ConferenceOp): Promise<MediaResult> {
-    if (op.home && this.rooms.mixedElsewhere(op.home)) {
-      // Mixed on another node: the call is relayed to it, which sends the wait audio (its hold
-      // tone) or the room. A leg that cannot be made leaves the participant seated in silence
-      // until it is removed or hangs up (logged).
-      try {
-        await this.leg.joinHome(ctx.callId, op.conferenceId, op.home, ctx.cutShort);
-      } catch (err) {
-        this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} node-to-node leg`);
-      }
-      return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+    if (op.home && this.rooms.mixedElsewhere(op.home)) return this.conferenceElsewhere(ctx, op, op.home);
+    await this.waitPrompts(ctx, op, () => this.rooms.waiting(op.conferenceId));
+    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+  }
+
+  /**
+   * Mixed on another node: the call is relayed to it, which sends the room (or, for a
+   * participant without a wait flow, its hold tone while it waits). A wait flow plays here,
+   * while the home says the conference waits. A leg that cannot be made leaves the participant
+   * seated in silence until it is removed or hangs up (logged).
+   */
+  private async conferenceElsewhere(ctx: OpContext, op: ConferenceOp, home: string): Promise<MediaResult> {
+    const signal = op.wait ? new WaitSignal() : null;
+    let over = false;
+    const joined = this.leg.joinHome(ctx.callId, op.conferenceId, home, ctx.cutShort, signal ? (waiting) => signal.set(waiting) : undefined)
+      .catch((err: Error) => this.hooks.log(err, ctx.callId, `conference ${op.conferenceId} node-to-node leg`))
+      .finally(() => {
+        over = true;
+      });
+    // Bounded: each round waits for the home's word, or plays the wait prompts while it says the conference waits.
+    for (let round = 0; signal && round < 10_000 && !over && !ctx.cutReason(); round++) {
+      if (signal.waiting) await this.waitPrompts(ctx, op, () => signal.waiting && !over);
+      else await Promise.race([signal.next(), joined, ctx.cutShort]);
     }
+    await joined;
+    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+  }
+
+  /** The conference's wait prompts, looped while `waiting()` (null wait: the hold tone, nothing to play). */
+  private async waitPrompts(ctx: OpContext, op: ConferenceOp, waiting: () => boolean): Promise<void> {
     try {
       // Bounded: each round plays the wait prompts once (a round of only cut prompts ends it too).
-      for (let round = 0; op.wait && round < 10_000 && this.rooms.waiting(op.conferenceId) && !ctx.cutReason(); round++) {
+      for (let round = 0; op.wait && round < 10_000 && waiting() && !ctx.cutReason(); round++) {
         for (const prompt of op.wait) {
-          if (!this.rooms.waiting(op.conferenceId) || (await this.prompt(ctx, prompt)) !== null) break;
+          if (!waiting() || (await this.prompt(ctx, prompt)) !== null) break;
         }
       }
     } catch (err) {
       // Wait audio that cannot be made (speech synthesis failed) leaves the hold tone, not the conference.
       this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} wait audio`);
     }
-    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
   }
 
   /**
@@ -188,14 +208,28 @@ export class LiveOperations {
    * time limit.
    */
   private async connect(ctx: OpContext, op: ConnectOp): Promise<MediaResult> {
-    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
-    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<'finished'>((resolve) => {
       timer = setTimeout(() => resolve('finished'), op.timeLimitSeconds * 1000);
     });
+    const ended = Promise.race([limit, ctx.cutShort]);
+    if (op.home && this.rooms.mixedElsewhere(op.home)) {
+      // The other call is mixed on another node: this call is relayed to it (node-legs.ts),
+      // which seats the leg beside it. A leg that cannot be made, or that the other node hangs
+      // up (it stopped), ends the connection, so both flows go on instead of sitting in silence.
+      try {
+        await this.leg.joinHome(ctx.callId, connectionMixId(ctx.callId, op.peerCallId), op.home, ended);
+      } catch (err) {
+        this.hooks.log(err as Error, ctx.callId, `connection to ${op.peerCallId} over a node-to-node leg`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return { kind: 'connect', reason: ctx.cutReason() ?? 'finished' };
+    }
+    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
+    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     try {
-      return { kind: 'connect', reason: await Promise.race([limit, ctx.cutShort]) };
+      return { kind: 'connect', reason: await ended };
     } finally {
       clearTimeout(timer);
       await this.leg.mix(ctx.callId, null).catch(() => undefined);

@@ -2,7 +2,7 @@
 // long a finished caller waits, under the fixed silence (before) and the end-of-utterance
 // judgement (after, src/telephony/end-of-utterance.ts).
 //
-// Each line of bench/data/turn-lines.ts is spoken by flite segment by segment, with a pause
+// Each line of bench/ai-turn-lines.ts is spoken by flite segment by segment, with a pause
 // between segments (seeded, EVAL_TURN_PAUSE_MIN..MAX seconds, default 0.5..1.5), through the
 // line's µ-law, and fed frame by frame to the media worker's own voice-activity detector
 // (src/carriers/rtp/voice-activity.ts). Listening is then replayed on that timeline exactly as
@@ -26,7 +26,7 @@ import { decodeG711, encodeG711 } from '../src/carriers/rtp/g711.ts';
 import { VoiceActivity } from '../src/carriers/rtp/voice-activity.ts';
 import { judgeUtterance, quietToEnd } from '../src/telephony/end-of-utterance.ts';
 import { LIVE_SPEECH_TIMEOUT_SECONDS } from '../src/modules/ai/conversations/live-runner.ts';
-import { HELD_OUT, TUNING } from './data/turn-lines.ts';
+import { HELD_OUT, TUNING } from './ai-turn-lines.ts';
 
 const RATE = 8000;
 const FRAME = 160;

@@ -27,7 +27,7 @@ async function socket(): Promise<Socket> {
 const port = (s: Socket) => (s.address() as { port: number }).port;
 
 /** Times each click's arrival at `listener` after it was sent (ms), into `into`. */
-function timeClicks(listener: Socket, sentAt: () => number | null, into: number[]): void {
+export function timeClicks(listener: Socket, sentAt: () => number | null, into: number[]): void {
   let matched: number | null = null;
   listener.on('message', (datagram) => {
     const rtp = parseRtp(datagram);
@@ -40,6 +40,10 @@ function timeClicks(listener: Socket, sentAt: () => number | null, into: number[
     }
   });
 }
+
+/** A silent 20 ms µ-law frame, and a loud one (1 kHz): the click a listener times. */
+export const quiet = encodeG711('PCMU', new Int16Array(160));
+export const click = encodeG711('PCMU', Int16Array.from({ length: 160 }, (_, i) => Math.round(12000 * Math.sin((2 * Math.PI * 1000 * i) / 8000))));
 
 export async function measureMixDelay(range: { min: number; max: number }, seconds: number): Promise<MixDelays> {
   const engine = new MediaEngine({ host: '127.0.0.1', range, workers: 2 });
@@ -62,8 +66,6 @@ export async function measureMixDelay(range: { min: number; max: number }, secon
     timeClicks(peers.b, () => clickAt, result.crossWorker);
     timeClicks(peers.c, () => clickAt, result.sameWorker);
     timeClicks(peers.e, () => clickAt, result.bridge);
-    const quiet = encodeG711('PCMU', new Int16Array(160));
-    const click = encodeG711('PCMU', Int16Array.from({ length: 160 }, (_, i) => Math.round(12000 * Math.sin((2 * Math.PI * 1000 * i) / 8000))));
     const t0 = performance.now();
     for (let k = 0; k < seconds * 50; k++) {
       const loud = k % 25 === 10;

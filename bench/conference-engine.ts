@@ -21,7 +21,9 @@ const STEPS = (process.env.BENCH_CONF_STEPS ?? '10,20,40').split(',').map(Number
 const SIZE = Number(process.env.BENCH_CONF_SIZE ?? 5);
 const WARMUP = Number(process.env.BENCH_CONF_WARMUP ?? 2);
 const WINDOW = Number(process.env.BENCH_CONF_WINDOW ?? 5);
-const RANGE = { min: 47000, max: 47998 };
+// Our RTP ports (BENCH_CONF_RTP, as the live mode reads it; default 47000-47998).
+const [rangeMin, rangeMax] = (process.env.BENCH_CONF_RTP ?? '47000-47998').split('-').map(Number) as [number, number];
+const RANGE = { min: rangeMin, max: rangeMax };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const ECHO = `const s = require('node:dgram').createSocket('udp4');

@@ -89,7 +89,7 @@ function startSipp(scenario: string, calls: number, port: number, mediaPort: num
   const child = spawn('sipp', [
     '-sf', scenario, '-i', '127.0.0.1', '-p', String(port), '-mi', '127.0.0.1', '-mp', String(mediaPort), ...(echo ? ['-rtp_echo'] : []),
     '-t', 'u1', '-m', String(calls), '-nostdin', '-timeout', `${WARMUP + WINDOW + 180}s`, '-timeout_error', '-max_socket', String(calls + 50),
-  ], { stdio: ['ignore', 'ignore', 'inherit'] });
+  ], { stdio: ['ignore', 'ignore', 'ignore'] }); // its overload warnings would bury the figures; its exit code is reported
   return { child, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
 }
 
@@ -200,6 +200,7 @@ async function step(index: number, conferences: number, ctx: Ctx) {
     const after = ctx.carrier.mediaTotals();
     const lost = after.packetsLost - before.packetsLost;
     const late = after.latePackets - before.latePackets;
+    const received = after.packetsReceived - before.packetsReceived;
     const skipped = engine0.ticker.skippedTicks + final.ticker.skippedTicks;
     const lateTicks = engine0.ticker.lateTicks + final.ticker.lateTicks;
     const droppedOurs = oursDrops.stop();
@@ -218,7 +219,7 @@ async function step(index: number, conferences: number, ctx: Ctx) {
     const participants = seated + PROBE_LEGS;
     console.log(`  seated ${seated}/${legs}; this process ${cpuPct.toFixed(1)}% of a core, ${(cpuPct / participants).toFixed(3)}% per participant; media threads ${(mediaCpuMs / 10 / seconds).toFixed(1)}%, ${(mediaCpuMs / 10 / seconds / participants).toFixed(3)}% per participant, ${((mediaCpuMs * 1000) / Math.max(1, packets)).toFixed(2)} µs per packet (${packets} in or out); SIPp ${sippCpuPct.toFixed(0)}%`);
     console.log(`  main loop p99 ${mainP99.toFixed(1)} ms; worst media loop p99 ${engine.loopDelayP99Ms.toFixed(1)} ms; ticks late/skipped ${lateTicks}/${skipped} (whole step)`);
-    console.log(`  RTP lost ${lost}, late ${late} (whole step); kernel drops ours/SIPp ${droppedOurs}/${droppedSipp}`);
+    console.log(`  RTP lost ${lost}, late ${late} of ${received} received (whole step); kernel drops ours/SIPp ${droppedOurs}/${droppedSipp}`);
     console.log(`  ${describeDelays('click through the live probe conference (mouth to ear, under this load)', windowDelays)}`);
     console.log(`  ${broke.length ? `BREAKS: ${broke.join('; ')}` : 'ok'}`);
     return { conferences, broke };

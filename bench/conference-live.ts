@@ -137,6 +137,7 @@ async function step(index: number, conferences: number, ctx: Ctx) {
     const placed = await Promise.all(Array.from({ length: legs }, (_, i) => call(fromOf(Math.floor(i / SIZE) % PEERS), i, `${prefix}${Math.floor(i / SIZE)}`)));
     const probe = await Promise.all(ctx.probeTrunkPorts.map((_, k) => call(fromOf(PEERS + k), legs + k, `${prefix}probe`)));
     const refused = [...placed, ...probe].filter((r) => r.status !== 200);
+    const callIds = placed.filter((r) => r.status === 200).map((r) => r.body.id as string);
 
     // Seated: the participants of the step's conferences, by the API.
     let seated = 0;
@@ -203,12 +204,21 @@ async function step(index: number, conferences: number, ctx: Ctx) {
     const received = after.packetsReceived - before.packetsReceived;
     const skipped = engine0.ticker.skippedTicks + final.ticker.skippedTicks;
     const lateTicks = engine0.ticker.lateTicks + final.ticker.lateTicks;
+    // How the calls that did not complete ended (status, hangup cause, source, SIP code), counted.
+    const otherwise = new Map<string, number>();
+    for (const id of callIds) {
+      const c = (await ctx.api('GET', `/v1/calls/${id}`)).body as { status: string; hangup_cause: string | null; hangup_source: string | null; sip_status: number | null };
+      if (c.status === 'completed') continue;
+      const how = [c.status, c.hangup_cause, c.hangup_source, c.sip_status && `SIP ${c.sip_status}`].filter(Boolean).join(' ');
+      otherwise.set(how, (otherwise.get(how) ?? 0) + 1);
+    }
     const droppedOurs = oursDrops.stop();
     const droppedSipp = sippDrops.stop();
     const broke: string[] = [];
     if (refused.length) broke.push(`${refused.length} calls refused (${refused[0]!.status} ${refused[0]!.body.code})`);
     if (seated < legs) broke.push(`${legs - seated} legs not seated`);
     if (!ended) broke.push('calls still up 60 s after the end');
+    if (otherwise.size) broke.push(`calls not completed: ${[...otherwise].map(([how, count]) => `${count} ${how}`).join(', ')}`);
     if (lost > 0) broke.push(`${lost} packets lost`);
     if (late > 0) broke.push(`${late} packets late`);
     if (skipped > 0) broke.push(`${skipped} ticks skipped`);

@@ -60,6 +60,11 @@ export class LegStream {
     return this.over;
   }
 
+  /** Resolves once the socket is gone (after `stop`: the close handshake, bounded by StreamSocket). */
+  get gone(): Promise<void> {
+    return this.socket.gone;
+  }
+
   /** Samples of the app's audio waiting to be played. */
   get queued(): number {
     return this.queuedSamples;

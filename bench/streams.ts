@@ -66,7 +66,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-interface Measured { markTrips: number[]; probeTrips: number[]; probeSends: Array<[number, number]>; lateness: number[] }
+interface Measured { markTrips: number[]; probeTrips: number[]; probeSends: Array<[number, number]>; probeEchoes: Array<[number, number]>; lateness: number[] }
 
 /** The echo app (lib/stream-echo.mjs) on its own thread, and what it measured. */
 class EchoApp {
@@ -78,7 +78,7 @@ class EchoApp {
   async listening(): Promise<void> {
     this.worker.on('message', (m: { kind: string } & Partial<Measured>) => {
       if (m.kind === 'started') this.started++;
-      else if (m.kind === 'report') this.reported?.({ markTrips: m.markTrips!, probeTrips: m.probeTrips!, probeSends: m.probeSends!, lateness: m.lateness! });
+      else if (m.kind === 'report') this.reported?.({ markTrips: m.markTrips!, probeTrips: m.probeTrips!, probeSends: m.probeSends!, probeEchoes: m.probeEchoes!, lateness: m.lateness! });
     });
     this.port = await new Promise<number>((resolve) => this.worker.once('message', (m: { port: number }) => resolve(m.port)));
   }
@@ -111,7 +111,10 @@ class EchoApp {
 
 /** lib/rtp-probe-capture.py: when each probe's RTP packet was on the wire (earliest sighting, ms since the epoch). */
 class ProbeCapture {
+  /** Each probe's packet to SIPp. */
   readonly seen = new Map<number, number>();
+  /** SIPp's echo of it, to one of our RTP ports. */
+  readonly echoed = new Map<number, number>();
   private constructor(private readonly child: ChildProcess) {
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -119,9 +122,10 @@ class ProbeCapture {
       const lines = buffered.split('\n');
       buffered = lines.pop() ?? '';
       for (const line of lines) {
-        const [id, at] = line.split(' ').map(Number);
+        const [id, at, port] = line.split(' ').map(Number);
         if (!Number.isFinite(id) || !Number.isFinite(at)) continue;
-        if (!this.seen.has(id!) || (this.seen.get(id!) as number) > at!) this.seen.set(id!, at!);
+        const into = port! >= RTP_MIN && port! <= RTP_MAX ? this.echoed : this.seen;
+        if (!into.has(id!) || (into.get(id!) as number) > at!) into.set(id!, at!);
       }
     });
   }
@@ -167,13 +171,13 @@ async function main(): Promise<void> {
   const capture = await ProbeCapture.start();
   const workers = (await carrier.mediaEngineStats()).workers;
   console.log(`bench:streams  ${workers} media worker(s); N live calls against ${PEERS} SIPp peers (answer, echo RTP), each with a bidirectional µ-law stream to an echo app; ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite'}; window ${WINDOW} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  console.log('     N  streams  WS→RTP p50/p99 (mark trip)  WS→RTP p50/p99 (added, wire)  (probe mark trip)  RTP→WS p50/p99 (lateness)  dropped  CPU/stream  media CPU/stream  completed');
+  console.log('     N  streams  WS→RTP p50/p99 (mark trip)  WS→RTP p50/p99 (added, wire)  (probe mark trip)  RTP→WS p50/p99 (added, wire)  RTP→WS p50/p99 (lateness)  dropped  CPU/stream  media CPU/stream  completed');
   await step(1, { url: server.url, auth, carrier, app, trunkPorts, capture }); // warm-up, not reported
   for (const n of STEPS) {
     const r = await step(n, { url: server.url, auth, carrier, app, trunkPorts, capture });
     console.log([
       String(n).padStart(6), String(r.started).padStart(8),
-      `${r.wsToRtp[0].toFixed(1)} / ${r.wsToRtp[1].toFixed(1)} ms`.padStart(27), `${r.added[0].toFixed(1)} / ${r.added[1].toFixed(1)} ms (${r.added[2]})`.padStart(30), `${r.probe[0].toFixed(1)} / ${r.probe[1].toFixed(1)} ms`.padStart(18), `${r.rtpToWs[0].toFixed(1)} / ${r.rtpToWs[1].toFixed(1)} ms`.padStart(26),
+      `${r.wsToRtp[0].toFixed(1)} / ${r.wsToRtp[1].toFixed(1)} ms`.padStart(27), `${r.added[0].toFixed(1)} / ${r.added[1].toFixed(1)} ms (${r.added[2]})`.padStart(30), `${r.probe[0].toFixed(1)} / ${r.probe[1].toFixed(1)} ms`.padStart(18), `${r.back[0].toFixed(1)} / ${r.back[1].toFixed(1)} ms (${r.back[2]})`.padStart(30), `${r.rtpToWs[0].toFixed(1)} / ${r.rtpToWs[1].toFixed(1)} ms`.padStart(26),
       String(r.dropped).padStart(8), `${r.cpuPct.toFixed(2)}%`.padStart(11), `${r.mediaCpuPct.toFixed(2)}%`.padStart(17), String(r.completed).padStart(10),
     ].join(' '));
   }
@@ -235,9 +239,14 @@ async function step(n: number, ctx: StepContext) {
     const onWire = ctx.capture?.seen.get(id);
     return onWire === undefined ? [] : [onWire - sentAt];
   });
+  const back = measured.probeEchoes.flatMap(([id, heardAt]) => {
+    const onWire = ctx.capture?.echoed.get(id);
+    return onWire === undefined ? [] : [heardAt - onWire];
+  });
   return {
     started, completed, dropped, cpuPct, mediaCpuPct,
     added: [percentile(added, 50), percentile(added, 99), `${added.length}/${measured.probeSends.length}`] as const,
+    back: [percentile(back, 50), percentile(back, 99), `${back.length}`] as const,
     wsToRtp: [percentile(measured.markTrips, 50), percentile(measured.markTrips, 99)] as const,
     probe: [percentile(measured.probeTrips, 50), percentile(measured.probeTrips, 99)] as const,
     rtpToWs: [percentile(measured.lateness, 50), percentile(measured.lateness, 99)] as const,

@@ -5,9 +5,9 @@
 # kernel hands over only RTP packets whose payload starts with the probe's magic bytes (over
 # IPv4 without options, UDP, a 12-byte RTP header: the payload at byte 54 of the frame), not
 # the tens of thousands of others a second. Prints "ready", then one line per packet: the
-# probe id (bytes 4-7 of the payload, base-64 digits from 0x10) and the kernel time in
-# milliseconds since the epoch. The same packet is seen leaving and arriving, and SIPp's echo
-# of it later: the bench takes the earliest per id.
+# probe id (bytes 4-7 of the payload, base-64 digits from 0x10), the kernel time in
+# milliseconds since the epoch and the UDP destination port. Each packet is seen leaving and
+# arriving (the bench takes the earliest): ours to SIPp, then SIPp's echo of it to us.
 import ctypes, socket, struct, sys
 
 MAGIC = 0x5AA53CC3
@@ -47,4 +47,5 @@ while True:
     probe = 0
     for d in digits:
         probe = probe * 64 + (d - 0x10)
-    print(probe, f'{at:.3f}', flush=True)
+    destination = struct.unpack('!H', data[36:38])[0]
+    print(probe, f'{at:.3f}', destination, flush=True)

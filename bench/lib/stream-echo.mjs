@@ -8,7 +8,9 @@
 //     lib/rtp-probe-capture.py: from the send here to there is the WS→RTP added delay, with no
 //     queued audio and nothing of the way back. The mark comes back in the very tick that
 //     sends that packet (rtp/stream-leg.ts pull): its round trip is the same plus one
-//     worker→app hop, the bound to use where packets cannot be captured.
+//     worker→app hop, the bound to use where packets cannot be captured. SIPp echoes the
+//     packet back; when its inbound frame reaches the app, against the echo's time on the
+//     wire, is the RTP→WS added delay (jitter buffer included).
 // It measures, on its own clock, those round trips and each media frame's arrival against its
 // stream's 20 ms clock (bench/streams.ts says what they mean). Messages: from the bench
 // 'measure' (on/off), 'stop' (every stream), 'report'; to it 'listening', 'started', 'report'.
@@ -25,7 +27,11 @@ let markTrips = [];
 let probeTrips = [];
 /** [probe id, sent at in ms since the epoch] (performance.timeOrigin: one clock with the kernel's). */
 let probeSends = [];
+/** [probe id, when its echo's inbound frame arrived here, ms since the epoch]. */
+let probeEchoes = [];
 let nextProbe = 1;
+const QUIET = Buffer.alloc(160, 0xff).toString('base64');
+const probeIdOf = (head) => [4, 5, 6, 7].reduce((id, i) => id * 64 + (head[i] - 0x10), 0);
 /** µ-law bytes (none 0x7f, the one code that does not survive decoding): magic, the id in four base-64 digits from 0x10, quiet. */
 function probeFrame(id) {
   const bytes = Buffer.alloc(160, 0x55);
@@ -48,6 +54,10 @@ wss.on('connection', (socket) => {
     const now = performance.now();
     if (frame.event === 'start') parentPort.postMessage({ kind: 'started' });
     else if (frame.event === 'media') {
+      const head = probes ? Buffer.from(frame.media.payload.slice(0, 12), 'base64') : null;
+      const probeBack = head !== null && head.readUInt32BE(0) === 0x5aa53cc3;
+      // A probe back from SIPp's echo: when it reached the app (RTP→WS on the wire clock).
+      if (probeBack && measuring) probeEchoes.push([probeIdOf(head), performance.timeOrigin + now]);
       const offset = now - frame.media.timestamp;
       if (offset < base) base = offset;
       if (measuring) seen.push(offset);
@@ -61,7 +71,8 @@ wss.on('connection', (socket) => {
         send({ event: 'mark', mark: { name: `probe:${performance.now()}` } });
         return;
       }
-      send({ event: 'media', media: { payload: frame.media.payload } });
+      // Not echoed again: it would go round and round (SIPp echoes it back each time).
+      send({ event: 'media', media: { payload: probeBack ? QUIET : frame.media.payload } });
       if (!probes && echoed % MARK_EVERY === 0) send({ event: 'mark', mark: { name: `trip:${performance.now()}` } });
     } else if (frame.event === 'mark' && measuring && !frame.mark.cleared) {
       const [kind, at] = frame.mark.name.split(':');
@@ -78,10 +89,11 @@ parentPort.on('message', (message) => {
   if (message.kind === 'measure') measuring = message.on;
   else if (message.kind === 'stop') for (const socket of sockets) socket.send(JSON.stringify({ event: 'stop' }));
   else if (message.kind === 'report') {
-    parentPort.postMessage({ kind: 'report', markTrips, probeTrips, probeSends, lateness });
+    parentPort.postMessage({ kind: 'report', markTrips, probeTrips, probeSends, probeEchoes, lateness });
     markTrips = [];
     probeTrips = [];
     probeSends = [];
+    probeEchoes = [];
     lateness = [];
   }
 });

@@ -10,6 +10,7 @@ import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g7
 import { parseRtp, serializeRtp } from './packet.ts';
 import { DtmfDetector, DtmfEndDetector, telephoneEventPackets } from './dtmf.ts';
 import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
+import { StreamHearing } from './stream-hearing.ts';
 import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from '../../media/wav-stream.ts';
 import { RINGBACK_CYCLE } from './ringback.ts';
@@ -34,9 +35,6 @@ interface Outgoing {
   payloadType: number;
 }
 
-/** A media stream's reordering window: one 20 ms frame (the call's own is 60 ms, jitter-buffer.ts). */
-const STREAM_JITTER_SAMPLES = FRAME_SAMPLES;
-
 export class RtpSession {
   /** Where media goes: as signalled, or where the far end's media really comes from once latched. */
   private remote: RemoteMedia | undefined;
@@ -44,15 +42,8 @@ export class RtpSession {
   private signalled: RemoteMedia | undefined;
   private latched = false;
   private readonly jitter = new JitterBuffer();
-  /**
-   * What the leg's media streams hear of the far end: the same packets, played out one frame
-   * behind the newest instead of the call's 60 ms reordering window, so a stream's inbound
-   * audio reaches the app about 40 ms sooner (docs/benchmarks.md, media streams). A packet
-   * later than that plays as silence in the stream only; the call keeps its own window.
-   * Made with the leg's first stream, dropped with its last.
-   */
-  private streamJitter: JitterBuffer | undefined;
-  private readonly pcmStream = new Int16Array(FRAME_SAMPLES);
+  /** What the leg's media streams hear of the far end, sent as it arrives (stream-hearing.ts); made with the first stream, dropped with the last. */
+  private hearing: StreamHearing | undefined;
   private readonly dtmf = new DtmfDetector();
   private readonly dtmfEnds = new DtmfEndDetector();
   /** Media streams of this leg (stream-leg.ts), by stream id; at most one of them bidirectional. */
@@ -156,19 +147,15 @@ export class RtpSession {
 
   /** Phase one of a tick: this tick's inbound frame. */
   tickIn(): void {
+    if (this.streams.size === 0) this.hearing = undefined;
+    else (this.hearing ??= new StreamHearing((pcm) => this.streamsHear(pcm))).tick();
     if (!this.remote) {
       this.pcmIn.fill(0);
       this.conference?.bus.write(this.conference.slot, this.pcmIn);
-      for (const stream of this.streams.values()) stream.inbound(this.pcmIn);
       return;
     }
     this.jitter.pull(this.pcmIn);
     this.conference?.bus.write(this.conference.slot, this.pcmIn);
-    if (this.streams.size === 0) this.streamJitter = undefined;
-    else {
-      const heard = this.streamJitter ? this.streamJitter.pull(this.pcmStream) : this.pcmStream.fill(0);
-      for (const stream of this.streams.values()) stream.inbound(heard);
-    }
     const talking = this.activity.accept(this.pcmIn);
     if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
@@ -322,7 +309,11 @@ export class RtpSession {
     if (!codec) return;
     const pcm = decodeG711(codec, packet.payload);
     this.jitter.push(packet.ssrc, packet.timestamp, pcm);
-    if (this.streams.size > 0) (this.streamJitter ??= new JitterBuffer(STREAM_JITTER_SAMPLES)).push(packet.ssrc, packet.timestamp, pcm);
+    this.hearing?.push(packet.ssrc, packet.timestamp, pcm);
+  }
+
+  private streamsHear(pcm: Int16Array): void {
+    for (const stream of this.streams.values()) stream.inbound(pcm);
   }
 
   private countSequence(ssrc: number, sequence: number): void {

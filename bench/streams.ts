@@ -17,12 +17,15 @@
 //     hop back), p50/p99. Queued audio's playout is the app's own doing, not added delay.
 //   - WebSocket to RTP, added delay: one frame sent right after a `clear`, into an empty play
 //     queue, from the app's send to its RTP packet on the loopback wire (the kernel's timestamp,
-//     lib/rtp-probe-capture.py: needs root or CAP_NET_RAW; without it, "n/a"): the hop to the
+//     lib/rtp-probe-capture.py: needs root or CAP_NET_RAW; without it, NaN): the hop to the
 //     worker and the wait for the leg's next 20 ms tick, p50/p99; and the probe's mark trip,
 //     which the worker sends in that same tick, so the same plus one hop back (its bound)
-//   - RTP to WebSocket: each inbound media frame's lateness against the stream's own 20 ms
+//   - RTP to WebSocket, added delay: SIPp's echo of the probe's packet, from the wire (same
+//     capture) to its `media` frame at the app, p50/p99 (and how many were heard)
+//   - RTP to WebSocket, lateness: each inbound media frame against the stream's own 20 ms
 //     clock (its arrival at the app minus `timestamp`, less the smallest such difference of that
-//     stream: 0 is as early as the stream's quickest frame), p50/p99
+//     stream: 0 is as early as the stream's quickest frame), p50/p99: jitter, the far end's
+//     included; a constant delay never shows in it
 //   - frames dropped (dropped_frames of every stream, after the calls end)
 //   - CPU per stream: this whole process (API, SIP, database, media workers and the echo app)
 //     over the window as a share of one core, divided by N; and the media worker threads alone

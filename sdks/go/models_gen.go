@@ -1291,7 +1291,7 @@ type Conference struct {
 	MaxParticipants  int64 `json:"max_participants"`
 	// Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
 	RecordingID *string `json:"recording_id"`
-	// Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+	// Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/end, or node_lost (the media node that mixed it died; with several nodes).
 	EndReason *string `json:"end_reason"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`

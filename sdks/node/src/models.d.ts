@@ -1709,7 +1709,7 @@ export interface Conference {
    */
   recording_id: string | null;
   /**
-   * Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+   * Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/end, or node_lost (the media node that mixed it died; with several nodes).
    */
   end_reason: string | null;
   /**

@@ -8,7 +8,6 @@
 // The connection is handed from one holder to the next in FIFO order. A group commits when
 // it is big or old enough, or at the end of the event-loop turn in which the connection
 // fell idle: on an idle server each transaction commits at the end of the turn it ran in.
-import * as PMFS from 'node:fs';
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery, SelectQueryNode,
@@ -23,12 +22,6 @@ export interface GroupLimits {
   ageMs: number;
 }
 
-const PM = new Map<string, [number, number]>();
-let PMFIRST = false;
-function PMNOW(): number { const u = process.cpuUsage(); return u.user + u.system; }
-export function pmFirst() { PMFIRST = true; }
-function PMSTAT(sql: string, t0: number) { if (PMFIRST) { PMFIRST = false; sql = 'FIRST: ' + sql; } const e = PM.get(sql) ?? [0, 0]; e[0]++; e[1] += (PMNOW() - t0); PM.set(sql, e); }
-process.on('exit', () => { if (!process.env.PM_SQL_STATS) return; PMFS.writeFileSync(process.env.PM_SQL_STATS + "." + process.pid, JSON.stringify([...PM].sort((a, b) => b[1][1] - a[1][1]), null, 1)); });
 const DEFAULT_LIMITS: GroupLimits = { members: 256, ageMs: 10 };
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -76,10 +69,8 @@ class Lease implements DatabaseConnection {
     if (this.group && !this.requestOwned) this.group.shared = true;
     const statement = this.driver.statement(compiled.sql);
     const parameters = compiled.parameters as unknown[];
-    const t0 = PMNOW();
-    if (statement.reader) { const rows = statement.all(parameters) as R[]; PMSTAT(compiled.sql, t0); if (compiled.sql.includes('from "numbers"')) { const t1 = PMNOW(); statement.all(parameters); PMSTAT('AGAIN ' + compiled.sql, t1); const t2 = PMNOW(); PMSTAT('NOOP', t2); } return Promise.resolve({ rows }); }
+    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
     const { changes, lastInsertRowid } = statement.run(parameters);
-    PMSTAT(compiled.sql, t0);
     return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
   }
 
@@ -168,7 +159,7 @@ export class GroupCommitSqliteDriver implements Driver {
     const lease = connection as Lease;
     if (this.group && this.isFull(this.group)) this.commitGroup();
     if (!this.group) {
-      const t0 = PMNOW(); this.sqlite.exec('BEGIN IMMEDIATE'); PMSTAT('BEGIN', t0); PMFIRST = true;
+      this.sqlite.exec('BEGIN IMMEDIATE');
       this.group = new Group();
     }
     lease.group = this.group;
@@ -246,7 +237,7 @@ export class GroupCommitSqliteDriver implements Driver {
     const group = this.group!;
     this.group = null;
     try {
-      const t0 = PMNOW(); this.sqlite.exec('COMMIT'); PMSTAT('COMMIT', t0);
+      this.sqlite.exec('COMMIT');
       group.resolve();
     } catch (err) {
       if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');

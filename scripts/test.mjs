@@ -105,7 +105,8 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // A few files outside those folders are real-time too: the SMPP crash test kills a server
 // while messages are in flight on a 3-per-second link and waits for its recovery; the sandbox
 // conference's mixer runs on the wall clock (scale 1), so at nice 19 on a loaded machine two
-// participants' lines, said two sandbox seconds apart, were mixed in the wrong order; the
+// participants' lines, said two sandbox seconds apart, were mixed in the wrong order (and an
+// announcement's or a wait_url's conference never started within the test's wait); the
 // sandbox monitor mixes a supervisor into a bridge the same way; and a worker answering after
 // its caller hung up needs the caller's hang-up to land within the worker's 3 s ring; the
 // transaction deadline's test measures that others are answered while a transaction is held.
@@ -114,7 +115,8 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // database, so the real-time files of both run TEST_REALTIME_CONCURRENCY at a time in all (not
 // per database), and the cores stay busy to the end instead of each half ending on its slowest
 // file. A file never runs on two databases at once: live files own fixed RTP port ranges.
-const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
+const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
+  'test/contact-center/conference-wait-url.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
   'test/platform/transaction-deadline.test.ts'];
 const isRealTime = (file) => {
   const path = file.split('\\').join('/');

@@ -3147,7 +3147,7 @@ type Stream struct {
 	Bidirectional bool              `json:"bidirectional"`
 	Parameters    map[string]string `json:"parameters"`
 	StatusURL     *string           `json:"status_url"`
-	// Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed or restarted while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
+	// Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed, restarted or was stopped while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
 	Reason *string `json:"reason"`
 	// Why it failed, in a sentence.
 	Error *string `json:"error"`

@@ -8,7 +8,6 @@
 // The connection is handed from one holder to the next in FIFO order. A group commits when
 // it is big or old enough, or at the end of the event-loop turn in which the connection
 // fell idle: on an idle server each transaction commits at the end of the turn it ran in.
-import * as PMFS from 'node:fs';
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery, SelectQueryNode,
@@ -23,12 +22,6 @@ export interface GroupLimits {
   ageMs: number;
 }
 
-const PM = new Map<string, [number, number]>();
-let PMFIRST = false;
-function PMNOW(): number { const u = process.cpuUsage(); return u.user + u.system; }
-export function pmFirst() { PMFIRST = true; }
-function PMSTAT(sql: string, t0: number) { if (PMFIRST) { PMFIRST = false; sql = 'FIRST: ' + sql; } const e = PM.get(sql) ?? [0, 0]; e[0]++; e[1] += (PMNOW() - t0); PM.set(sql, e); }
-process.on('exit', () => { if (!process.env.PM_SQL_STATS) return; PMFS.writeFileSync(process.env.PM_SQL_STATS + "." + process.pid, JSON.stringify([...PM].sort((a, b) => b[1][1] - a[1][1]), null, 1)); });
 const DEFAULT_LIMITS: GroupLimits = { members: 256, ageMs: 10 };
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -36,6 +29,13 @@ const STATEMENT_CACHE_SIZE = 500;
 class Group {
   readonly openedAt = Date.now();
   members = 0;
+  /**
+   * Set once anything but a request-wide transaction ran in the group: a job's batch, a plain
+   * read, a service's own transaction. Such code may be awaited by a request (a shared batch
+   * the request joins), so a request-wide transaction must not join its group: it would
+   * hold back the commit that code waits for while waiting for that code.
+   */
+  shared = false;
   readonly done: Promise<void>;
   resolve!: () => void;
   reject!: (err: Error) => void;
@@ -56,23 +56,28 @@ class Lease implements DatabaseConnection {
   /** The group this lease's statements ran in, if one was open: it must commit before we answer. */
   group: Group | null = null;
   handedOff = false;
+  /**
+   * Work of one request that only that request awaits: its request-wide transaction
+   * (request-transaction.ts), or its Idempotency-Key check just before it.
+   */
+  requestOwned = false;
 
   constructor(private readonly driver: GroupCommitSqliteDriver) {}
 
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     this.group ??= this.driver.openGroup;
+    if (this.group && !this.requestOwned) this.group.shared = true;
     const statement = this.driver.statement(compiled.sql);
     const parameters = compiled.parameters as unknown[];
-    const t0 = PMNOW();
-    if (statement.reader) { const rows = statement.all(parameters) as R[]; PMSTAT(compiled.sql, t0); if (compiled.sql.includes('from "numbers"')) { const t1 = PMNOW(); statement.all(parameters); PMSTAT('AGAIN ' + compiled.sql, t1); const t2 = PMNOW(); PMSTAT('NOOP', t2); } return Promise.resolve({ rows }); }
+    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
     const { changes, lastInsertRowid } = statement.run(parameters);
-    PMSTAT(compiled.sql, t0);
     return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
   }
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(compiled.query)) throw new Error('SQLite only streams SELECT queries');
     this.group ??= this.driver.openGroup;
+    if (this.group) this.group.shared = true;
     for (const row of this.driver.statement(compiled.sql).iterate(compiled.parameters as unknown[])) {
       yield { rows: [row as R] };
     }
@@ -125,14 +130,24 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   /**
-   * Commits the group open now. Call it holding the connection, before beginning a
-   * transaction that stays open across awaits (a request-wide one): joined to the open group,
-   * it would hold back the "committed" of every transaction before it for as long as it
-   * lasts, and if it awaited one of them (a shared batch of plain statements, say) it would
-   * wait for itself.
+   * Call it holding the connection, before beginning a transaction that stays open across
+   * awaits (an idempotent request's, request-transaction.ts). Such a transaction joins the
+   * open group only if every member so far was one too: those members have answered their
+   * request's work and only wait for the COMMIT, which no request awaits, so the requests of
+   * a burst share one COMMIT (it was one per request, about a sixth of POST /v1/calls' CPU).
+   * (A request's Idempotency-Key check runs in the group as such a member: markRequestOwned.)
+   * Any other member (a job batch, a plain read, a service's own transaction) may be what the
+   * request is about to await, and joining its group would make it wait for itself: that
+   * group commits first, as it did for every request before.
    */
-  sealGroup(): void {
-    if (this.group) this.commitGroup();
+  beforeRequestTransaction(connection: DatabaseConnection): void {
+    (connection as Lease).requestOwned = true;
+    if (this.group && (this.group.shared || this.isFull(this.group))) this.commitGroup();
+  }
+
+  /** Marks a connection as used by one request's own read, which no other code awaits. */
+  markRequestOwned(connection: DatabaseConnection): void {
+    (connection as Lease).requestOwned = true;
   }
 
   /** How long the one connection (the writer) has been held by its current holder; null: free. */
@@ -144,10 +159,11 @@ export class GroupCommitSqliteDriver implements Driver {
     const lease = connection as Lease;
     if (this.group && this.isFull(this.group)) this.commitGroup();
     if (!this.group) {
-      const t0 = PMNOW(); this.sqlite.exec('BEGIN IMMEDIATE'); PMSTAT('BEGIN', t0); PMFIRST = true;
+      this.sqlite.exec('BEGIN IMMEDIATE');
       this.group = new Group();
     }
     lease.group = this.group;
+    if (!lease.requestOwned) this.group.shared = true;
     this.sqlite.exec('SAVEPOINT member');
     lease.state = 'member';
   }
@@ -221,7 +237,7 @@ export class GroupCommitSqliteDriver implements Driver {
     const group = this.group!;
     this.group = null;
     try {
-      const t0 = PMNOW(); this.sqlite.exec('COMMIT'); PMSTAT('COMMIT', t0);
+      this.sqlite.exec('COMMIT');
       group.resolve();
     } catch (err) {
       if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');

@@ -106,6 +106,7 @@ export class LiveSipCarrier implements VoiceCarrier {
       sendDigits: (callId, digits) => stack.engine.sendDigits(callId, digits),
       startStream: (callId, order) => (this.legs.get(callId)?.dialog ? stack.engine.startStream(callId, order) : Promise.reject(new Error(`call ${callId} has no media leg here`))),
       stopStream: (callId, streamId, reason) => stack.engine.stopStream(callId, streamId, reason),
+      stopAllStreams: (reason) => stack.engine?.stopAllStreams(reason) ?? Promise.resolve(),
       play: (callId, pcm) => (onLine(callId) ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
       stopPlayback: (callId) => (onLine(callId) ? stack.engine.stopPlayback(callId) : Promise.resolve()),
       bridge: (callId, op, cutShort) => this.transfers.dial(callId, op, cutShort),

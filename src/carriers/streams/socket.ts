@@ -38,6 +38,8 @@ export class StreamSocket {
   private settled = false;
   /** Frames not sent because the send buffer was full. */
   dropped = 0;
+  /** Resolves once the connection is gone (closed, terminated or never made): a shutdown waits for it. */
+  readonly gone: Promise<void>;
 
   constructor(order: Pick<StreamOrder, 'url' | 'address' | 'headers'>, options: SocketOptions, private readonly on: SocketHandlers) {
     this.limit = options.sendBufferBytes ?? SEND_BUFFER_BYTES;
@@ -48,6 +50,7 @@ export class StreamSocket {
       followRedirects: false,
       ...(order.address && !isIP(hostOf(order.url)) ? { lookup: pinned(order.address) } : {}),
     });
+    this.gone = new Promise((resolve) => this.ws.once('close', () => resolve()));
     this.ws.on('open', () => {
       this.opened = true;
       this.on.open();

@@ -143,7 +143,13 @@ async function step(index: number, conferences: number, ctx: Ctx) {
     let seated = 0;
     let ids: string[] = [];
     await until(async () => {
-      const listed = (await ctx.api('GET', '/v1/conferences?status=in_progress&limit=100')).body.data as { id: string; name: string; participant_count: number }[];
+      const listed: { id: string; name: string; participant_count: number }[] = [];
+      for (let page = '', more = true; more;) {
+        const body = (await ctx.api('GET', `/v1/conferences?status=in_progress&limit=100${page}`)).body;
+        listed.push(...body.data);
+        more = body.has_more && body.data.length > 0;
+        page = `&starting_after=${body.data.at(-1)?.id}`;
+      }
       const ours = listed.filter((c) => c.name.startsWith(prefix) && !c.name.endsWith('probe'));
       ids = listed.filter((c) => c.name.startsWith(prefix)).map((c) => c.id);
       seated = ours.reduce((sum, c) => sum + c.participant_count, 0);

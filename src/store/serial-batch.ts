@@ -18,6 +18,8 @@ import { outsideRequestScope } from './request-transaction.ts';
 export interface SerialBatchOptions<I> {
   /** At most this many items per transaction (bounds how long one holds the writer). */
   maxItems: number;
+  /** Applies a batch's items in this order (a stable sort) rather than as they came. */
+  order?: (a: I, b: I) => number;
   /** Called after each item applied inside a batch, before the commit (a test failpoint). */
   afterItem?: (items: readonly I[], index: number) => void;
 }
@@ -61,6 +63,7 @@ export class SerialBatcher<I, R> {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
     const batch = this.queue.splice(0, this.opts.maxItems);
+    if (this.opts.order) batch.sort((a, b) => this.opts.order!(a.item, b.item));
     try {
       await this.runBatch(batch);
     } finally {

@@ -62,6 +62,8 @@ export type LedgerWrite =
   | { kind: 'part'; link: string; messageId: string; part: number; parts: number; carrierId: string; last: boolean }
   | { kind: 'receipt'; receipt: PartReceipt };
 
+const WRITE_ORDER: Record<LedgerWrite['kind'], number> = { sending: 0, part: 1, receipt: 2 };
+
 /** How many writes one transaction takes at most: a window's worth of parts or receipts, and more. */
 const BATCH_ITEMS = 128;
 
@@ -84,6 +86,10 @@ export class PartLedger {
     const crashIn = opts.crashInBatch ?? null;
     this.writes = new SerialBatcher(db, (trx, write) => this.applyWrite(trx, write), {
       maxItems: BATCH_ITEMS,
+      // An SMSC sends a receipt right behind submit_sm_resp, so it often reaches the batch
+      // before its part (the part's commit waits on a few more promise turns): parts first,
+      // and the receipt finds its part instead of being parked and matched back.
+      order: (a, b) => WRITE_ORDER[a.kind] - WRITE_ORDER[b.kind],
       ...(crashIn ? { afterItem: (items: readonly LedgerWrite[], i: number) => crashMidBatch(crashIn, items, i) } : {}),
     });
   }

@@ -21,8 +21,8 @@ import { prepareFor } from '../../store/prepared.ts';
 /**
  * `'released'` is written into the SQL, not bound: the lookup goes through the partial index
  * numbers_phone_in_use (WHERE status <> 'released'), and SQLite matches a bound value against
- * that WHERE only by re-preparing the statement on every run (about 150 µs of CPU per live
- * SMS in bench:smpp, more than any other statement of it).
+ * that WHERE only by re-preparing the statement on every run (a run took four to five times
+ * as long bound as literal; docs/benchmarks.md, "Live SMS in batches").
  */
 const numberByPhone = prepareFor((db, accountId: string, mode: Mode, phoneNumber: string) => db.selectFrom('numbers').selectAll()
   .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber)

@@ -64,8 +64,13 @@ export type LedgerWrite =
 
 const WRITE_ORDER: Record<LedgerWrite['kind'], number> = { sending: 0, part: 1, receipt: 2 };
 
-/** How many writes one transaction takes at most: a window's worth of parts or receipts, and more. */
-const BATCH_ITEMS = 128;
+/**
+ * How many writes one transaction takes at most: most of a window's burst, while a batch on a
+ * loaded PostgreSQL (a dozen round trips a write) stays well inside the transaction deadline
+ * (SWITCHBOARD_TRANSACTION_TIMEOUT_MS, 5 s by default; past it the batch is rolled back and
+ * each write applied alone, which is slower, not wrong).
+ */
+const BATCH_ITEMS = 32;
 
 export interface PartLedgerOptions {
   /**

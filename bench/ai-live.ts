@@ -14,9 +14,10 @@
 // The latency is read from the call's own recording (the media worker's WAV of every
 // answered call: the caller on channel 0, what we sent on channel 1), in 20 ms frames: the end
 // of each caller line (the last voiced frame before a second of quiet) to the first voiced
-// frame the agent sends after it. It includes the 0.8 s of quiet that decides the caller has
-// finished, the speech-to-text request, the engine's reply, the database writes, the
-// text-to-speech and the media start. Run with BENCH_AI_LIVE_TTS=endpoint, espeak or both
+// frame the agent sends after it. It includes the quiet that decides the caller has finished
+// (short after a complete line, long after one that trails off: src/telephony/end-of-utterance.ts),
+// the speech-to-text request, the engine's reply, the database writes, the text-to-speech of
+// the reply's first sentence and the media start. Run with BENCH_AI_LIVE_TTS=endpoint, espeak or both
 // (default): the agent speaks with the endpoint (fast, fake) or with the embedded eSpeak NG.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,8 @@ const KEY = 'sk-bench-ai-live';
 const RATE = 8000;
 const FRAME = 160;
 const VOICED_RMS = 500;
+/** The server's RTP ports, "min-max" (BENCH_AI_LIVE_RTP): keep clear of other work on a shared machine. */
+const [RTP_MIN, RTP_MAX] = (process.env.BENCH_AI_LIVE_RTP ?? '44000-44998').split('-').map(Number) as [number, number];
 const LINES = ['Hi, what are your hours on Wednesday?', 'Where are you located?', 'Is there parking at your office?', 'Okay, thanks so much. Goodbye.'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,7 +109,7 @@ async function run(mode: string): Promise<number[]> {
       'sip:',
       `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
       '  public_host: 127.0.0.1',
-      '  rtp: { port_min: 44000, port_max: 44998 }',
+      `  rtp: { port_min: ${RTP_MIN}, port_max: ${RTP_MAX} }`,
       '  trunks:',
       `    - { name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.1/32], codecs: [PCMU] }`,
       'speech:',

@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 
 const log = process.env.TEST_CPU_LOG;
-const runner = process.argv.some((arg) => /scripts\/(test|run-test-files)\.mjs$/.test(arg));
+const runner = process.argv.some((arg) => /scripts\/test\.mjs$/.test(arg));
 let file = process.env.TEST_CPU_FILE;
 let role = 'spawned';
 if (!file && !runner) {
@@ -17,6 +17,6 @@ if (!file && !runner) {
 if (log && file) {
   process.on('exit', () => {
     const cpu = process.cpuUsage();
-    appendFileSync(log, JSON.stringify({ file, role, cpu: (cpu.user + cpu.system) / 1e6, wall: process.uptime() }) + '\n');
+    appendFileSync(log, JSON.stringify({ file, db: process.env.DATABASE_URL ? 'postgres' : 'sqlite', role, cpu: (cpu.user + cpu.system) / 1e6, wall: process.uptime() }) + '\n');
   });
 }

@@ -10,9 +10,10 @@ export function cpuReport(logPath, { top = 40 } = {}) {
   let text = '';
   try { text = readFileSync(logPath, 'utf8'); } catch { return 'TEST_CPU_REPORT: nothing was logged'; }
   for (const line of text.split('\n').filter(Boolean)) {
-    const { file, role, cpu, wall } = JSON.parse(line);
-    // Files run from the precompiled mirror (.build/) are named as in the checkout.
-    const name = relative(process.cwd(), file).replace(/^\.build\//, '');
+    const { file, db, role, cpu, wall } = JSON.parse(line);
+    // Files run from the precompiled mirror (.build/) are named as in the checkout; a file run
+    // on two databases has a row for each.
+    const name = `${relative(process.cwd(), file).replace(/^\.build\//, '')}${db === 'postgres' ? ' [postgres]' : ''}`;
     const row = byFile.get(name) ?? { name, own: 0, spawnedCpu: 0, spawned: 0, wall: 0 };
     if (role === 'file') { row.own += cpu; row.wall = wall; } else { row.spawnedCpu += cpu; row.spawned += 1; }
     byFile.set(name, row);

@@ -2,12 +2,13 @@
 // Runs the whole suite with node:test. Node 20's --test takes no globs and sorts its files, so
 // we collect and order the files ourselves. Pass paths or substrings to run a subset:
 //   npm test -- test/platform        npm test -- idempotency        npm test -- '!test/sip'
-// Each file runs in its own process. Most of a file's wall time is spent waiting (on the
-// simulator, on SIP peers, on webhooks), so by default twice as many files run at once as
-// there are cores; TEST_CONCURRENCY overrides it (1 runs the files one after another).
-import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+// Each file runs in its own process (node:test in that file, with the spec reporter), and this
+// script schedules them. Most of a file's wall time is spent waiting (on the simulator, on SIP
+// peers, on webhooks), so by default twice as many files run at once as there are cores;
+// TEST_CONCURRENCY overrides it (1 runs the files one after another).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { cpuReport } from './test-cpu-report.mjs';
 import { buildMirror } from './build-mirror.mjs';
@@ -22,22 +23,16 @@ function collect(dir) {
   return out;
 }
 
-// Files start in this order (run-test-files.mjs keeps it): the ones that wait longest on real
-// time (live SIP peers and media, then simulated calls) first, so a run does not end with one
-// of them running alone.
-// TEST_LIVE_LAST=1 starts the live-peer files last instead: CI_SERIAL=0 CI gives it to one of
-// its two database halves, so the halves' live SIP files (the most timing-sensitive) do not
-// run at the same time.
+// Files start in this order: the ones that wait longest on real time (live SIP peers and
+// media, then simulated calls) first, so a run does not end with one of them running alone.
 // Within test/sip/ the slowest files (by wall time measured with TEST_CPU_REPORT=1, 35 to 55 s
 // each; the median live file takes 13 s) start first: started in name order, tls.test.ts
 // (48 s) came near the end and the live files ran on about 24 s past what longest-first takes.
-const SLOWEST_LIVE = ['live-flow-speech', 'tls.test', 'ai-receptionist', 'speech-calls', 'live-calls', 'bridged-transfer', 'inbound-calls']
+const SLOWEST_LIVE = ['live-flow-speech', 'speech-calls', 'live-conference', 'ai-receptionist', 'bridged-transfer', 'live-streams', 'tls.test', 'live-calls', 'inbound-calls']
   .map((name) => `test/sip/${name}`);
-const START_FIRST = process.env.TEST_LIVE_LAST ? ['test/voice/'] : [...SLOWEST_LIVE, 'test/sip/', 'test/voice/'];
-const START_LAST = process.env.TEST_LIVE_LAST ? ['test/sip/'] : [];
+const START_FIRST = [...SLOWEST_LIVE, 'test/sip/', 'test/voice/'];
 function startRank(file) {
   const path = file.split('\\').join('/');
-  if (START_LAST.some((dir) => path.startsWith(dir))) return START_FIRST.length + 1;
   const at = START_FIRST.findIndex((dir) => path.startsWith(dir));
   return at === -1 ? START_FIRST.length : at;
 }
@@ -83,6 +78,17 @@ const cwd = precompiled ? await buildMirror() : process.cwd();
 const runnerArgs = precompiled ? [] : ['--import', 'tsx'];
 const runnable = (file) => (precompiled ? file.replace(/\.ts$/, '.js') : file);
 
+// The databases: SQLite unless DATABASE_URL names PostgreSQL; TEST_DATABASES lists several
+// ("sqlite" or a postgres:// URL, comma-separated), and every selected file runs once on each,
+// all from one schedule (CI runs both halves that way: see .ci/run).
+const databases = (process.env.TEST_DATABASES ?? process.env.DATABASE_URL ?? 'sqlite')
+  .split(',').map((x) => x.trim()).filter(Boolean)
+  .map((db) => (/^postgres(ql)?:/.test(db) ? { label: 'postgres', url: db } : { label: 'sqlite', url: undefined }));
+if (new Set(databases.map((d) => d.label)).size !== databases.length) {
+  console.error('TEST_DATABASES names one engine twice', databases);
+  process.exit(1);
+}
+
 // Two lanes, side by side, when the selection has both kinds of file. The real-time files run
 // TEST_REALTIME_CONCURRENCY at a time (default 2) at normal priority: the live-peer files
 // (test/sip/: real SIPp, baresip and Kamailio, media in real time) and the simulated calls
@@ -94,33 +100,41 @@ const runnable = (file) => (precompiled ? file.replace(/\.ts$/, '.js') : file);
 // on peers and timers, so with only them running the cores sat half idle; the low lane
 // fills that idle time without taking CPU the real-time files ask for. At nice 10 the four
 // low-lane files still took about 40% of a core from them (weight 110 each against 1024),
-// and with the precompiled run feeding the low lane faster, a bridged SIP call's relayed
-// media lost packets; at 19 (weight 15) they take what the real-time files leave.
+// and a bridged SIP call's relayed media lost packets; at 19 (weight 15) they take what the
+// real-time files leave.
 // A few files outside those folders are real-time too: the SMPP crash test kills a server
 // while messages are in flight on a 3-per-second link and waits for its recovery; the sandbox
 // conference's mixer runs on the wall clock (scale 1), so at nice 19 on a loaded machine two
-// participants' lines, said two sandbox seconds apart, were mixed in the wrong order; the
+// participants' lines, said two sandbox seconds apart, were mixed in the wrong order (and an
+// announcement's or a wait_url's conference never started within the test's wait); the
 // sandbox monitor mixes a supervisor into a bridge the same way; and a worker answering after
 // its caller hung up needs the caller's hang-up to land within the worker's 3 s ring; the
 // transaction deadline's test measures that others are answered while a transaction is held.
-// TEST_LANES=0 runs every file in one lane, as TEST_LIVE_LAST=1 does (it orders the live-peer
-// files last instead).
-const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
+// TEST_LANES=0 runs every file in one lane.
+// With several databases the lanes are shared: a real-time slot takes the next file of either
+// database, so the real-time files of both run TEST_REALTIME_CONCURRENCY at a time in all (not
+// per database), and the cores stay busy to the end instead of each half ending on its slowest
+// file. A file never runs on two databases at once: live files own fixed RTP port ranges.
+const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
+  'test/contact-center/conference-wait-url.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
   'test/platform/transaction-deadline.test.ts'];
 const isRealTime = (file) => {
   const path = file.split('\\').join('/');
   return /^test\/(sip|voice)\//.test(path) || REAL_TIME_FILES.includes(path);
 };
+const jobsOf = (selected) => selected.flatMap((file) => databases.map((db) => ({ file, db })));
 const realTime = files.filter(isRealTime);
 const others = files.filter((f) => !isRealTime(f));
-const lanes = process.env.TEST_LANES !== '0' && !process.env.TEST_LIVE_LAST && realTime.length > 0 && others.length > 0;
-const first = lanes
-  ? await runLanes([
-    { name: 'other files', files: others, concurrency, nice: process.env.TEST_NICE ?? '19' },
-    { name: 'real-time files (test/sip/, test/voice/, the SMPP crash test)', files: realTime, concurrency: process.env.TEST_REALTIME_CONCURRENCY || '2', buffered: true },
-  ])
-  : await runLanes([{ name: 'files', files, concurrency }]);
-const outcome = first.failed ? await runFailuresAgain(first) : 0;
+const lanes = process.env.TEST_LANES !== '0' && realTime.length > 0 && others.length > 0
+  ? [
+    { name: 'real-time files (test/sip/, test/voice/, the SMPP crash test)', jobs: jobsOf(realTime), concurrency: Number(process.env.TEST_REALTIME_CONCURRENCY) || 2 },
+    { name: 'other files', jobs: jobsOf(others), concurrency: Number(concurrency), nice: Number(process.env.TEST_NICE ?? '19') },
+  ]
+  : [{ name: 'files', jobs: jobsOf(files), concurrency: Number(concurrency) }];
+const startedAt = performance.now();
+console.log(`== ${databases.map((d) => d.label).join(' and ')}: ${lanes.map((l) => `${l.jobs.length} ${l.name}, ${l.concurrency} at a time${l.nice ? ` (nice ${l.nice})` : ''}`).join('; ')}`);
+const first = await runLanes(lanes);
+const outcome = first.failed.length > 0 ? await runFailuresAgain(first.failed) : 0;
 
 if (cpuDir) {
   console.log(cpuReport(cpuEnv.TEST_CPU_LOG, { top: Number(process.env.TEST_CPU_TOP) || 40 }));
@@ -128,68 +142,116 @@ if (cpuDir) {
 }
 process.exit(outcome);
 
-/** One scripts/run-test-files.mjs process; a buffered lane's output waits in a file. */
-function runLane({ files, concurrency, nice, buffered, summaryFile }) {
-  const output = buffered ? join(mkdtempSync(join(tmpdir(), 'switchboard-test-lane-')), 'out.txt') : undefined;
-  const child = spawn(
-    process.execPath,
-    [...runnerArgs, 'scripts/run-test-files.mjs', ...files.map(runnable)],
-    {
-      cwd,
-      stdio: ['ignore', output ? openSync(output, 'w') : 'inherit', 'inherit'],
-      env: { ...env, TEST_CONCURRENCY: concurrency, TEST_NICE: nice ?? '', TEST_SUMMARY_FILE: summaryFile ?? '' },
-    },
-  );
-  return new Promise((done) => child.on('close', (code) => done({ status: code ?? 1, output })));
+/**
+ * Runs one test file on one database in its own process, its output kept until it ends (so
+ * files running at once do not interleave their lines), with a summary reporter beside the
+ * spec one: its totals and failed tests as JSON.
+ */
+function runFile({ file, db }, nice) {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-file-'));
+  const summaryPath = join(dir, 'summary.json');
+  const fileEnv = { ...env };
+  if (db.url) fileEnv.DATABASE_URL = db.url;
+  else delete fileEnv.DATABASE_URL;
+  const child = spawn(process.execPath, [
+    ...runnerArgs,
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    `--test-reporter=${resolve(cwd, 'scripts/test-summary-reporter.mjs')}`, `--test-reporter-destination=${summaryPath}`,
+    runnable(file),
+  ], { cwd, env: fileEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Every process the file starts inherits the priority; set before it has started any.
+  if (nice) try { setPriority(child.pid, nice); } catch { /* not permitted: runs at ours */ }
+  const chunks = [];
+  child.stdout.on('data', (c) => chunks.push(c));
+  child.stderr.on('data', (c) => chunks.push(c));
+  const t0 = performance.now();
+  return new Promise((done) => child.on('close', (code) => {
+    let summary = {};
+    try { summary = JSON.parse(readFileSync(summaryPath, 'utf8')); } catch { /* it died before its end */ }
+    rmSync(dir, { recursive: true, force: true });
+    // A file fails when a test failed or when its process did not end well (a crash outside any test).
+    const failures = summary.failures ?? [];
+    if (code !== 0 && failures.length === 0) failures.push(`the file's process exited with ${code ?? 'a signal'} (its output is above)`);
+    done({ file, db, code, summary, failures, seconds: (performance.now() - t0) / 1000, output: Buffer.concat(chunks).toString() });
+  }));
 }
 
-/** Runs the lanes at once, prints the buffered ones after, and the totals of them all. */
+/** Prints a finished file: a header line, then its spec output without the per-file totals. */
+function printFile(result) {
+  const counts = ['tests', 'pass', 'fail', 'skipped'].map((k) => `${k} ${result.summary[k] ?? '?'}`).join(', ');
+  console.log(`== ${result.failures.length ? '✖' : '✔'} [${result.db.label}] ${sourceOf(result.file)}: ${counts}; ${result.seconds.toFixed(1)} s`);
+  process.stdout.write(result.output.split('\n').filter((line) => !/^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) /.test(line)).join('\n'));
+}
+
+/**
+ * Runs the lanes' jobs, each lane with its own number of slots and priority; a job waits while
+ * the same file runs on another database. Prints the totals, per database and in all.
+ */
 async function runLanes(specs) {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-test-totals-'));
-  console.log(`== ${specs.map((l) => `${l.files.length} ${l.name}, ${l.concurrency} at a time${l.nice ? ` (nice ${l.nice})` : ''}`).join('; ')}`);
-  const results = await Promise.all(specs.map((spec, i) => runLane({ ...spec, summaryFile: join(dir, `${i}.json`) })));
-  const totals = {};
-  const failures = [];
-  const laneFiles = [];
-  specs.forEach((spec, i) => {
-    if (results[i].output) {
-      console.log(`== ${spec.name}:`);
-      process.stdout.write(readFileSync(results[i].output));
-      rmSync(results[i].output, { force: true });
-    }
-    let lane = {};
-    try { lane = JSON.parse(readFileSync(join(dir, `${i}.json`), 'utf8')); } catch { /* the lane died before its end */ }
-    failures.push(...(lane.failures ?? []));
-    laneFiles[i] = lane.failedFiles;
-    for (const [key, n] of Object.entries(lane)) if (typeof n === 'number') totals[key] = (totals[key] ?? 0) + n;
+  const running = new Set();
+  const results = [];
+  const laneEnds = [];
+  await new Promise((allDone) => {
+    const state = specs.map((spec) => ({ spec, queue: [...spec.jobs], active: 0 }));
+    const fill = () => {
+      for (const lane of state) {
+        while (lane.active < lane.spec.concurrency) {
+          const at = lane.queue.findIndex((job) => !running.has(job.file));
+          if (at === -1) break;
+          const [job] = lane.queue.splice(at, 1);
+          lane.active++;
+          running.add(job.file);
+          void runFile(job, lane.spec.nice).then((result) => {
+            lane.active--;
+            running.delete(job.file);
+            results.push(result);
+            printFile(result);
+            if (lane.queue.length === 0 && lane.active === 0) laneEnds.push(`${lane.spec.name} ended at ${elapsed()} s`);
+            fill();
+          });
+        }
+      }
+      if (state.every((lane) => lane.queue.length === 0 && lane.active === 0)) allDone();
+    };
+    fill();
   });
-  rmSync(dir, { recursive: true, force: true });
-  const failed = results.some((r) => r.status !== 0);
-  console.log(`== all lanes: ${['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'].map((k) => `${k} ${totals[k] ?? '?'}`).join(', ')}` +
-    (failed ? ` -- FAILED: ${specs.filter((_, i) => results[i].status !== 0).map((l) => l.name).join(', ')}` : ''));
+  const sum = (list) => {
+    const totals = {};
+    for (const r of list) for (const [key, n] of Object.entries(r.summary)) if (typeof n === 'number') totals[key] = (totals[key] ?? 0) + n;
+    return ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'].map((k) => `${k} ${totals[k] ?? 0}`).join(', ');
+  };
+  const failed = results.filter((r) => r.failures.length > 0);
+  for (const end of laneEnds) console.log(`== ${end}`);
+  console.log(`== slowest files: ${[...results].sort((a, b) => b.seconds - a.seconds).slice(0, 12).map((r) => `${sourceOf(r.file)} [${r.db.label}] ${r.seconds.toFixed(0)} s`).join(', ')}`);
+  for (const db of databases) console.log(`== ${db.label}: ${sum(results.filter((r) => r.db === db))}`);
+  console.log(`== all: ${sum(results)} in ${elapsed()} s${failed.length ? ` -- FAILED: ${failed.length} file(s)` : ''}`);
   // Repeated last, where CI's tail shows it, after many pages of passing tests.
-  for (const failure of failures) console.log(`== failed test: ${failure}`);
-  const complete = results.every((r, i) => r.status === 0 || laneFiles[i] !== undefined);
-  return { failed, failures, failedFiles: laneFiles.flat().filter(Boolean), complete };
+  for (const r of failed) for (const failure of r.failures) console.log(`== failed test: [${r.db.label}] ${sourceOf(r.file)}: ${failure}`);
+  return { failed: failed.map(({ file, db }) => ({ file, db })) };
+}
+
+function elapsed() {
+  return ((performance.now() - startedAt) / 1000).toFixed(0);
+}
+
+function sourceOf(file) {
+  return file.split('\\').join('/');
 }
 
 /**
  * A file fails now and then on a loaded 2-core machine for want of CPU at the wrong moment, not
  * for a defect: a relayed RTP packet concealed as late, a peer that binds late (real-time
  * files), or a low-lane file at nice 19 whose server missed a lease or a rate bucket's second.
- * Each failed file gets one more run, alone, one at a time, with nothing beside it; the run
- * passes only if every one of them passes that second run. The first failure is printed either
- * way (`== failed test:`, then `== passed alone after failing:`), so a flake stays visible and
- * can be mended; a lane that died before reporting fails the run at once.
- * TEST_RETRY_FAILED=0 turns the second run off.
+ * Each failed file gets one more run, on the same database, alone, one at a time, with nothing
+ * beside it; the run passes only if every one of them passes that second run. The first
+ * failure is printed either way (`== failed test:`, then `== passed alone after failing:`), so
+ * a flake stays visible and can be mended. TEST_RETRY_FAILED=0 turns the second run off.
  */
-async function runFailuresAgain({ failedFiles, complete }) {
-  const sourceOf = (file) => relative(cwd, file).split('\\').join('/').replace(/\.js$/, '.ts');
-  const again = [...new Set(failedFiles)];
-  if (process.env.TEST_RETRY_FAILED === '0' || !complete || again.length === 0) return 1;
-  console.log(`== running ${again.length} failed file(s) again, one at a time, alone: ${again.map(sourceOf).join(', ')}`);
-  const second = await runLanes([{ name: 'failed files, second run', files: again, concurrency: '1' }]);
-  if (second.failed) return 1;
-  for (const file of again) console.log(`== passed alone after failing: ${sourceOf(file)}`);
+async function runFailuresAgain(failed) {
+  if (process.env.TEST_RETRY_FAILED === '0') return 1;
+  console.log(`== running ${failed.length} failed file(s) again, one at a time, alone: ${failed.map((j) => `${sourceOf(j.file)} [${j.db.label}]`).join(', ')}`);
+  const second = await runLanes([{ name: 'failed files, second run', jobs: failed, concurrency: 1 }]);
+  if (second.failed.length > 0) return 1;
+  for (const job of failed) console.log(`== passed alone after failing: [${job.db.label}] ${sourceOf(job.file)}`);
   return 0;
 }

@@ -2,7 +2,6 @@
 // the caller passed in: main.ts (and the tests) open the database and start listening.
 import Fastify from 'fastify';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { metricsEnabled, type Config } from './config.ts';
 import type { Database } from './store/db.ts';
@@ -14,6 +13,7 @@ import { registerErrorHandling } from './platform/errors.ts';
 import { FrameworkErrors } from './platform/framework-errors.ts';
 import { registerAuth } from './platform/auth.ts';
 import { markPublic, requireAccessRule } from './platform/route-access.ts';
+import { registerDocsUi } from './platform/docs-ui.ts';
 import { WRITE_METHODS, idempotencyHooks } from './platform/idempotency.ts';
 import { acceptsEmptyBody, defaultEmptyBody, refuseUnexpectedBody, strictRequestSchemas, validatorCompiler, E164_FORMAT } from './platform/validation.ts';
 import { registerJsonBodyParser } from './platform/json-body.ts';
@@ -226,7 +226,7 @@ export async function buildApp(opts: BuildOptions): Promise<Built> {
   if (metrics) registerMetricsRoute(app, config.metrics, metrics);
   await app.register(async (docs) => {
     markPublic(docs); // the reference UI's own routes: static pages over the public document
-    await docs.register(scalar, { routePrefix: '/docs', configuration: { url: '/v1/openapi.json' } } as any);
+    registerDocsUi(docs, '/v1/openapi.json');
   });
 
   const { services } = await compose(app, { platform, events, clearKeyCache, carriersFile: opts.carriers ?? loadCarriersFile(config.carriersFile) });

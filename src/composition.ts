@@ -47,6 +47,7 @@ export async function compose(app: App, parts: { platform: Platform; events: Eve
       sinks: wiring.recordingSinks.getter,
       audio: wiring.promptAudio.getter,
       streams: wiring.streamEvents.getter,
+      conferences: wiring.conferenceEvents.getter,
       softphones: wiring.softphones.getter,
     },
   });

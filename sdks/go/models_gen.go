@@ -1291,7 +1291,7 @@ type Conference struct {
 	MaxParticipants  int64 `json:"max_participants"`
 	// Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
 	RecordingID *string `json:"recording_id"`
-	// Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+	// Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/end, or node_lost (the media node that mixed it died; with several nodes).
 	EndReason *string `json:"end_reason"`
 	// RFC 3339 UTC timestamp.
 	CreatedAt string `json:"created_at"`
@@ -3147,7 +3147,7 @@ type Stream struct {
 	Bidirectional bool              `json:"bidirectional"`
 	Parameters    map[string]string `json:"parameters"`
 	StatusURL     *string           `json:"status_url"`
-	// Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed or restarted while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
+	// Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed, restarted or was stopped while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
 	Reason *string `json:"reason"`
 	// Why it failed, in a sentence.
 	Error *string `json:"error"`

@@ -3,7 +3,7 @@
 // behind them (simulator, SIP/RTP, SMPP, WhatsApp, HTTP SMS, speech) stay private.
 export type { CallSignals, CarrierCallStore, InboundDecision, InboundOffer, VoiceCarrier } from './carrier.ts';
 export { VoiceCarriers } from './carrier.ts';
-export type { ConferenceMedia, MediaEvents, MediaPort, PromptAudio, RecordingSink, RecordingSinks } from './media-port.ts';
+export type { ConferenceEvents, ConferenceMedia, MediaEvents, MediaPort, PromptAudio, RecordingSink, RecordingSinks } from './media-port.ts';
 export type { MediaStreamPort, StreamEvents } from './media-streams.ts';
 export type {
   CarrierMessage, CarrierStatus, InboundMessage, InboundSink, MessageHandoffSink, MessageStatusSink, MessageWaitingSink, MessagingCarrier, QueuedHold, StatusReport,

@@ -95,6 +95,12 @@ export interface ConferenceMedia {
   stopCapture(trx: Trx, mix: ConferenceMix, recordingId: string): Promise<void>;
 }
 
+/** What a carrier tells the conferences module (implemented there). */
+export interface ConferenceEvents {
+  /** Media node `nodeId` died (its lease ran out): the conferences it mixed are over, their audio gone with it. */
+  homeLost(nodeId: string): Promise<void>;
+}
+
 /** The media side of one carrier: every answered call of that carrier is driven through it. */
 export interface MediaPort {
   /**

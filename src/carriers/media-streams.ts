@@ -21,6 +21,11 @@ export interface MediaStreamPort {
   start(trx: Trx, call: CallRef, order: StreamOrder): Promise<void>;
   /** Sends `stop` and closes the socket; the stream ends with `reason`. No-op for a stream already over. */
   stop(trx: Trx, call: CallRef, streamId: string, reason: StreamStopReason): Promise<void>;
-  /** The server is closing: sockets and the workers behind them go. */
+  /**
+   * The server is closing (before its calls are hung up and its store closes): every open
+   * stream sends `stop`, closes its socket and reports `ended` (the port's reason: `node_lost`
+   * where the call outlives the process, `call_ended` where the shutdown hangs it up);
+   * resolves once those reports are written.
+   */
   close(): Promise<void>;
 }

@@ -24,7 +24,7 @@ export const EVENT_TYPES = {
   'call.queue.left': 'A call left its queue: `result` says why (bridged by a dequeue, timeout, hangup, leave) and `wait_seconds` how long it waited.',
   'call.dtmf.sent': 'Keypresses were sent to the other party of a call in progress (POST /v1/calls/{id}/dtmf).',
   'call.stream.started': 'A media stream connected: the WebSocket handshake succeeded and the server got the connected and start frames (docs/media-streams.md).',
-  'call.stream.stopped': 'A media stream ended: reason completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST /v1/calls/{id}/streams/{stream_id}/stop) or node_lost (the Switchboard process holding its socket crashed or restarted while the call went on), with the frames dropped because the server read too slowly.',
+  'call.stream.stopped': 'A media stream ended: reason completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST /v1/calls/{id}/streams/{stream_id}/stop) or node_lost (the Switchboard process holding its socket crashed, restarted or was stopped while the call went on), with the frames dropped because the server read too slowly.',
   'call.stream.failed': 'A media stream could not connect: refused, a TLS error, a handshake answered with another HTTP status, a timeout, or a URL the policy forbids; the call goes on.',
   'call.flow.failed': 'A flow webhook failed (timeout, non-2xx, not JSON, an invalid or empty flow with the JSON path of its first error, a redirect loop): the fallback URL is asked next, else the caller hears an apology and the call hangs up.',
 

@@ -29,6 +29,12 @@ export interface EmitInput {
   webhookUrl?: string | null;
   /** The account's clock in this mode (a sandbox test clock moves event times too). */
   clock: Clock;
+  /**
+   * The resource was inserted in this very transaction and this is its first event: no
+   * other transaction knows its id before we commit, so its sequence is 1 with no lock and
+   * no read (one statement, and on PostgreSQL one round trip, fewer per new resource).
+   */
+  createdHere?: boolean;
 }
 
 /** Decides who receives an event and schedules the deliveries; provided by the webhooks module. */
@@ -47,8 +53,12 @@ export class EventEmitter {
    * UPDATE of the resource (webhook.test) would otherwise race for the same number.
    */
   async emit(trx: Trx, input: EmitInput): Promise<EventRow> {
-    await lockUntilCommit(trx, `events:${input.resourceId}`);
-    const [last] = await lastSequence(trx, input.resourceId);
+    let sequence = 1;
+    if (!input.createdHere) {
+      await lockUntilCommit(trx, `events:${input.resourceId}`);
+      const [last] = await lastSequence(trx, input.resourceId);
+      sequence = Number(last?.seq ?? 0) + 1;
+    }
     const event: EventRow = {
       id: newId('event'),
       account_id: input.accountId,
@@ -56,7 +66,7 @@ export class EventEmitter {
       type: input.type,
       resource_type: input.resourceType,
       resource_id: input.resourceId,
-      sequence: Number(last?.seq ?? 0) + 1,
+      sequence,
       data: JSON.stringify(input.object),
       created_at: input.clock.now().toISOString(),
     };

@@ -4,7 +4,7 @@
 // the port once when it registers. The server refuses to start while any port is empty
 // (assertFilled), naming it. This replaces setters: no module assigns into another's service.
 import { LatePort } from '../platform/late-port.ts';
-import type { CallSignals, MediaEvents, PromptAudio, RecordingSinks, SoftphoneRegistry, StreamEvents } from '../carriers/index.ts';
+import type { CallSignals, ConferenceEvents, MediaEvents, PromptAudio, RecordingSinks, SoftphoneRegistry, StreamEvents } from '../carriers/index.ts';
 import type { InboundAnswerer } from './calls/service.ts';
 import type { FlowConferences, FlowRecordings } from './calls/flows/verbs/verb.ts';
 import type { FlowAgents } from './calls/flows/verbs/agent.ts';
@@ -32,6 +32,8 @@ export interface Wiring {
   recordingSinks: LatePort<RecordingSinks>;
   /** Carriers' media streams -> streams service (filled by the streams module). */
   streamEvents: LatePort<StreamEvents>;
+  /** Carriers' node loss -> conferences service: a dead node's conferences end (filled by the conferences module). */
+  conferenceEvents: LatePort<ConferenceEvents>;
   /** The live SIP registrar -> workers' softphone credentials and bindings (filled by the workers module). */
   softphones: LatePort<SoftphoneRegistry>;
   /** Calls service -> the inbound answerer of numbers' voice configuration (filled by the calls module). */
@@ -65,6 +67,7 @@ export function createWiring(): Wiring {
     promptAudio: new LatePort('calls: prompt audio'),
     recordingSinks: new LatePort('recordings: recording sinks'),
     streamEvents: new LatePort('streams: stream events'),
+    conferenceEvents: new LatePort('conferences: conference events'),
     softphones: new LatePort('workers: softphone registry'),
     inboundAnswerer: new LatePort('calls: inbound answerer'),
     agentCheck: new LatePort('ai: agent check'),

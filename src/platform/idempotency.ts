@@ -24,6 +24,23 @@ import { hashRequest } from './stable-json.ts';
 import { newId } from './ids.ts';
 import { SecretBox } from './secret-box.ts';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from './idempotency-retention.ts';
+import { prepareFor, prepareStatement } from '../store/prepared.ts';
+import type { Mode } from '../store/platform-tables.ts';
+
+// Every idempotent write runs these three: compiled once, not per request (issue 29).
+const findKey = prepareFor((db, accountId: string, mode: Mode, method: string, path: string, key: string) => db.selectFrom('idempotency_keys').selectAll()
+  .where('account_id', '=', accountId).where('mode', '=', mode)
+  .where('method', '=', method).where('path', '=', path).where('key', '=', key), 5);
+const claimKey = prepareFor((db, ...k: [string, string, Mode, string, string, string, string, string, string, string]) => db.insertInto('idempotency_keys')
+  .values({
+    id: k[0], account_id: k[1], mode: k[2], method: k[3], path: k[4], key: k[5], request_hash: k[6], state: 'in_progress',
+    response_status: null, response_body: null, response_content_type: null, locked_until: k[7], created_at: k[8], expires_at: k[9],
+  })
+  .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
+  .returning('id'), 10);
+const storeAnswer = prepareStatement((db, status: number, body: string, contentType: string, id: string) => db.updateTable('idempotency_keys')
+  .set({ state: 'completed', response_status: status, response_body: body, response_content_type: contentType })
+  .where('id', '=', id), 4);
 
 const KEY_PATTERN = /^[A-Za-z0-9_:-]{1,255}$/;
 /** A claim older than this is taken to belong to a crashed request and may be taken over. */
@@ -94,10 +111,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     const now = platform.clock.now();
     const scope = { account_id: account.id, mode, method: request.method, path, key };
 
-    const existing = await db.selectFrom('idempotency_keys').selectAll()
-      .where('account_id', '=', scope.account_id).where('mode', '=', mode)
-      .where('method', '=', scope.method).where('path', '=', path).where('key', '=', key)
-      .executeTakeFirst();
+    const [existing] = await scoping.ownRead(() => findKey(db, scope.account_id, mode, scope.method, path, key));
     if (existing) {
       const stale = existing.expires_at <= now.toISOString()
         || (existing.state === 'in_progress' && existing.locked_until <= now.toISOString());
@@ -125,17 +139,8 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     return scoping.createScope(async () => {
       // Inside the request's transaction: PostgreSQL holds this insert while another
       // transaction holds the same key, then skips it if that one committed.
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({
-          id, ...scope, request_hash: requestHash, state: 'in_progress',
-          response_status: null, response_body: null, response_content_type: null,
-          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
-          created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString(),
-        })
-        .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      const [inserted] = await claimKey(db, id, scope.account_id, mode, scope.method, path, key, requestHash,
+        new Date(now.getTime() + LOCK_MS).toISOString(), now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString());
       if (!inserted) throw inProgress(key); // a duplicate ran meanwhile: its retry replays it
       request.idempotencyRowId = id;
     });
@@ -201,10 +206,8 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     await runInScope(scope, () => scoping.begin(scope));
     const id = request.idempotencyRowId!;
     request.idempotencyRowId = null;
-    await runInScope(scope, () => db.updateTable('idempotency_keys')
-      .set(storedAnswer(box, reply, payload))
-      .where('id', '=', id)
-      .execute());
+    const answer = storedAnswer(box, reply, payload);
+    await runInScope(scope, () => storeAnswer(db, answer.response_status, answer.response_body, answer.response_content_type, id));
     await finish(request, true);
     return payload;
   };

@@ -90,6 +90,8 @@ class Watch {
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
+/** Set while a request reads on its own behalf before its scope begins (ScopingDriver.ownRead). */
+const ownReads = new AsyncLocalStorage<true>();
 
 /**
  * True when the caller runs inside an open request scope: its queries use (or will begin) the
@@ -199,7 +201,11 @@ export class ScopingDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const scope = scopes.getStore();
     if (scope?.expired) throw scope.expired; // never run a timed-out request's work outside its transaction
-    if (!scope || scope.state !== 'open') return new PlainConnection(await this.inner.acquireConnection());
+    if (!scope || scope.state !== 'open') {
+      const connection = await this.inner.acquireConnection();
+      if (ownReads.getStore()) (this.inner as Driver & { markRequestOwned?: (c: DatabaseConnection) => void }).markRequestOwned?.(connection);
+      return new PlainConnection(connection);
+    }
     if (!scope.connection) await this.begin(scope);
     if (scope.expired) throw scope.expired;
     if (scope.state !== 'open') throw new Error('the request transaction has ended; its work is over');
@@ -305,6 +311,15 @@ export class ScopingDriver implements Driver {
     return this.inner.destroy();
   }
 
+  /**
+   * Runs a request's read that only that request awaits (its Idempotency-Key check, before its
+   * scope begins): on SQLite, request-wide transactions may then still share a commit with it.
+   * Only for reads whose promise is never shared with other callers.
+   */
+  ownRead<T>(fn: () => Promise<T>): Promise<T> {
+    return ownReads.run(true, fn);
+  }
+
   /** A scope whose transaction begins at its first query (or at `begin`, whichever is first). */
   createScope(begin: () => Promise<void>): RequestScope {
     return {
@@ -318,8 +333,9 @@ export class ScopingDriver implements Driver {
     scope.opening ??= (async () => {
       const connection = await this.inner.acquireConnection();
       try {
-        // SQLite's group commit: this transaction lasts a whole request, so it starts a group of its own.
-        (this.inner as Driver & { sealGroup?: () => void }).sealGroup?.();
+        // SQLite's group commit: this transaction lasts a whole request, so it joins only a
+        // group of such transactions, or starts one (see beforeRequestTransaction).
+        (this.inner as Driver & { beforeRequestTransaction?: (c: DatabaseConnection) => void }).beforeRequestTransaction?.(connection);
         await this.inner.beginTransaction(connection, {});
       } catch (err) {
         await this.inner.releaseConnection(connection);

@@ -61,6 +61,13 @@ export function connectionMixId(a: string, b: string): string {
   return `connect:${[a, b].sort().join(':')}`;
 }
 
+/** The other call of the connection `mixId` (connectionMixId) that `callId` is in; null when `mixId` is not a connection of it. */
+export function connectionPeer(mixId: string, callId: string): string | null {
+  const [kind, a, b, ...rest] = mixId.split(':');
+  if (kind !== 'connect' || !a || !b || rest.length > 0) return null;
+  return a === callId ? b : b === callId ? a : null;
+}
+
 /** Seats on a connection's mix: its two calls and one supervisor. */
 export const CONNECTION_SEATS = 3;
 

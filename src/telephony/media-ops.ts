@@ -12,6 +12,11 @@ export interface SpeakOp {
   /** BCP 47, e.g. `en-US`. */
   language?: string | undefined;
   loop: number;
+  /**
+   * Synthesise sentence by sentence and start speaking once the first is ready (live AI
+   * replies: the caller hears the agent sooner). Absent: the whole text in one piece.
+   */
+  bySentence?: boolean | undefined;
 }
 
 /** Play a WAV already fetched and checked by the interpreter (URL policy, size), `loop` times. */
@@ -52,6 +57,12 @@ export interface CollectOp {
   timeoutSeconds: number;
   /** Seconds of silence that end an utterance. */
   speechTimeoutSeconds: number;
+  /**
+   * 'words' (live AI agents): at each pause the words so far are recognised and judged
+   * (end-of-utterance.ts): a complete line ends after a short quiet, one that trails off waits
+   * longer, and speechTimeoutSeconds is the wait when unsure. Absent: silence alone ends it.
+   */
+  endOfUtterance?: 'words' | undefined;
   /** Words and phrases likely to be said (recogniser hints; ignored by the simulator). */
   hints: string[];
 }
@@ -88,6 +99,11 @@ export interface ConnectOp {
   kind: 'connect';
   peerCallId: string;
   timeLimitSeconds: number;
+  /**
+   * The media node that mixes the two (the queue caller's node): a call held by another node
+   * reaches it over a node-to-node media leg. Absent or null: this call's node.
+   */
+  home?: string | null;
 }
 
 /**

@@ -9,7 +9,9 @@
 // No real recogniser runs here, so it "recognises" by a documented, deterministic rule over
 // the audio it really receives: a test teaches it reference clips (8 kHz PCM and the words they
 // say); the uploaded WAV's 20 ms energy envelope is compared (Pearson correlation, at the best
-// alignment) with each reference's, and the best one above 0.8 is what was said. Its words are
+// alignment) with each reference's, and the best one above 0.8 whose span covers the upload's
+// voiced audio (so a clip of a line's first words is not heard in the whole line) is what was
+// said. Its words are
 // spread evenly over the reference's voiced stretch and shifted to where it sits in the upload.
 // Anything else (silence, noise) is heard as "". The speech it synthesises is a tone per
 // character of the input (`fakeSpeech`), so a test can tell it from eSpeak NG's.
@@ -18,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { encodeWav } from '../../src/media/wav.ts';
 import { toLineRate } from '../../src/media/resample.ts';
 import { readPcm16Wav } from '../../src/media/wav.ts';
+import { sentencesOf } from '../../src/carriers/speech/sentences.ts';
 
 export const FAKE_TTS_RATE = 24000;
 const FRAME = 160; // 20 ms at 8 kHz
@@ -32,6 +35,21 @@ export function fakeSpeech(text: string): Int16Array {
     const hz = 300 + ((c.codePointAt(0) as number) % 32) * 60;
     for (let i = 0; i < per; i++) out[n * per + i] = Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / FAKE_TTS_RATE));
   });
+  return out;
+}
+
+/**
+ * What the fake speaks for a live AI agent's turn: the agent asks for it sentence by sentence
+ * (SpeakOp.bySentence) and the pieces play back to back.
+ */
+export function fakeSpeechBySentence(text: string): Int16Array {
+  const pieces = sentencesOf(text).map(fakeSpeech);
+  const out = new Int16Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.length;
+  }
   return out;
 }
 
@@ -94,11 +112,21 @@ function pearson(a: Float64Array, b: Float64Array, lag: number): number {
 
 interface Reference { text: string; envelope: Float64Array; voicedFrom: number; voicedTo: number }
 
+/** At most 10 voiced frames (200 ms) of the upload lie outside the reference's voiced stretch placed at `lag`. */
+function covers(ref: Reference, heard: Float64Array, lag: number): boolean {
+  let outside = 0;
+  for (let f = 0; f < heard.length; f++) {
+    if ((heard[f] as number) >= VOICED_RMS && (f < ref.voicedFrom + lag || f >= ref.voicedTo + lag)) outside++;
+  }
+  return outside <= 10;
+}
+
 function recognise(references: Reference[], upload: Int16Array): { text: string; score: number; words: { word: string; start: number; end: number }[] } {
   const heard = envelope(upload);
   let best: { ref: Reference; lag: number; score: number } | null = null;
   for (const ref of references) {
     for (let lag = -Math.floor(ref.envelope.length / 4); lag <= heard.length - Math.ceil((ref.envelope.length * 3) / 4); lag++) {
+      if (!covers(ref, heard, lag)) continue;
       const score = pearson(ref.envelope, heard, lag);
       if (!best || score > best.score) best = { ref, lag, score };
     }

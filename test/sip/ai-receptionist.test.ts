@@ -20,7 +20,7 @@ import { startBaresip } from '../helpers/baresip.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
 import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { startFakeOpenAiAudio, speechSection, fakeSpeechBySentence, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { encodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
 import { toLineRate } from '../../src/media/resample.ts';
@@ -67,8 +67,8 @@ function spoken(text: string): Int16Array {
 /** What audio sounds like after the line's µ-law. */
 const onTheLine = (pcm: Int16Array) => decodeG711('PCMU', encodeG711('PCMU', pcm));
 
-/** The agent's words as the fake endpoint speaks them, on the line (it speaks the first 80 characters). */
-const agentVoice = (text: string) => onTheLine(toLineRate(fakeSpeech(text), FAKE_TTS_RATE));
+/** The agent's words as the fake endpoint speaks them, on the line (sentence by sentence, the first 80 characters of each). */
+const agentVoice = (text: string) => onTheLine(toLineRate(fakeSpeechBySentence(text), FAKE_TTS_RATE));
 
 /** The caller's side: each line starts at its second from the answer, quiet around them, `total` seconds long. */
 function script(lines: Array<[number, string]>, total: number): Int16Array {

@@ -19,7 +19,7 @@ import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
 import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, speechSection, fakeSpeech, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { startFakeOpenAiAudio, speechSection, fakeSpeechBySentence, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import type { ReceivedEvent } from '../helpers/webhook-receiver.ts';
 import { decodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
@@ -142,7 +142,7 @@ describe('issue 13: the agent verb on an outbound live call', { skip: !hasSipp }
     // (we are the caller), and each of the agent's turns is in it, whole, from its own time on.
     const [sent] = (await lv.recordingOf(call.id)).samples;
     for (const turn of [transcript[0]!, transcript[2]!, transcript[4]!]) {
-      const voice = onTheLine(toLineRate(fakeSpeech(turn.text), FAKE_TTS_RATE));
+      const voice = onTheLine(toLineRate(fakeSpeechBySentence(turn.text), FAKE_TTS_RATE));
       const match = matchAudio(voice, sent!.subarray(Math.max(0, Math.floor((turn.at - 1) * RATE))), 5 * RATE);
       assert.ok(match.correlation > 0.9, `the agent said "${turn.text.slice(0, 40)}...": correlation ${match.correlation}`);
     }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LiveOperations, type CapturedSpan, type LegAudio } from '../../src/carriers/sip/live-operations.ts';
+import { LiveOperations, type CapturedSpan, type Hearing, type LegAudio } from '../../src/carriers/sip/live-operations.ts';
 import type { MediaResult } from '../../src/telephony/media-ops.ts';
 import { toLineRate } from '../../src/media/resample.ts';
 import { readPcm16Wav } from '../../src/media/wav.ts';
@@ -14,15 +14,25 @@ import { encodeWav } from '../../src/media/wav.ts';
 function fakeLeg() {
   const listeners: { digit?: (d: string) => void; voice?: (t: boolean) => void }[] = [];
   const played: number[] = [];
-  let stop: (() => void) | null = null;
+  // Like the RTP session: plays queue, one after the other; stopping drops the whole queue.
+  const queue: { pcm: Int16Array; resolve: (r: { interrupted: boolean }) => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const playHead = () => {
+    const head = queue[0];
+    if (!head) return;
+    timer = setTimeout(() => { queue.shift(); head.resolve({ interrupted: false }); playHead(); }, head.pcm.length / 8);
+  };
   const started = performance.now();
   const leg: LegAudio = {
     play: (_id, pcm) => new Promise((resolve) => {
       played.push(pcm.length);
-      const timer = setTimeout(() => { stop = null; resolve({ interrupted: false }); }, pcm.length / 8);
-      stop = () => { clearTimeout(timer); stop = null; resolve({ interrupted: true }); };
+      queue.push({ pcm, resolve });
+      if (queue.length === 1) playHead();
     }),
-    stopPlayback: async () => stop?.(),
+    stopPlayback: async () => {
+      clearTimeout(timer);
+      for (const q of queue.splice(0)) q.resolve({ interrupted: true });
+    },
     listen: (_id, on) => {
       listeners.push(on);
       return () => listeners.splice(listeners.indexOf(on), 1);
@@ -43,18 +53,21 @@ function fakeLeg() {
   };
 }
 
-function harness() {
+type Synthesize = (text: string) => Promise<Int16Array>;
+
+function harness(options: { synthesize?: Synthesize; hearing?: Hearing } = {}) {
   const fake = fakeLeg();
+  const synthesize = options.synthesize ?? (async (text: string) => new Int16Array(text.length * 400));
   const results: MediaResult[] = [];
   const spans: CapturedSpan[] = [];
   const heard: string[] = [];
   let resolveNext: (() => void) | null = null;
-  const ops = new LiveOperations(fake.leg, () => ({ synthesize: async (text) => new Int16Array(text.length * 400), close: async () => {} }), {
+  const ops = new LiveOperations(fake.leg, () => ({ synthesize, close: async () => {} }), {
     report: async (_c, _o, result) => { results.push(result); resolveNext?.(); },
     heard: async (_c, input) => { if (input.kind === 'dtmf') heard.push(input.digits); },
     captured: (_c, span) => spans.push(span),
     log: (err) => { throw err; },
-  }, { waiting: () => false, connectionBus: (a, b) => ({ bus: `${a}:${b}`, capacity: 2 }), mixedElsewhere: () => false });
+  }, { waiting: () => false, connectionBus: (a, b) => ({ bus: `${a}:${b}`, capacity: 2 }), mixedElsewhere: () => false }, options.hearing ?? null);
   const next = () => new Promise<MediaResult>((resolve) => {
     resolveNext = () => resolve(results.at(-1)!);
   });
@@ -74,6 +87,57 @@ test('a key pressed over the prompt cuts it (barge-in); the gather ends on the f
   assert.deepEqual(await done, { kind: 'collect', digits: '42', speech: null, confidence: null, reason: 'finish_key' });
   assert.equal(h.played.length, 1, 'the second prompt never played');
   assert.deepEqual(h.heard, ['4', '2', '#']);
+});
+
+test('a reply spoken by sentence starts before its later sentences are synthesised; barging in drops the rest', async () => {
+  let openGate: () => void = () => {};
+  const gate = new Promise<void>((resolve) => { openGate = resolve; });
+  const asked: string[] = [];
+  const h = harness({
+    synthesize: async (text) => {
+      asked.push(text);
+      if (text.startsWith('Second')) await gate;
+      return new Int16Array(4000);
+    },
+  });
+  const done = h.next();
+  h.ops.start('c1', 'op1', { ...gather, bargeIn: true, prompts: [{ kind: 'speak', text: 'First one. Second one is long. Third one.', loop: 1, bySentence: true }] });
+  await sleep(100);
+  assert.deepEqual(asked, ['First one.', 'Second one is long.', 'Third one.'], 'each sentence is synthesised on its own');
+  assert.equal(h.played.length, 1, 'the first sentence plays while the second is still being made');
+  h.press('5');
+  openGate();
+  h.press('#');
+  assert.deepEqual(await done, { kind: 'collect', digits: '5', speech: null, confidence: null, reason: 'finish_key' });
+  assert.equal(h.played.length, 1, 'nothing after the barge-in is played');
+});
+
+test('listening by words: a pause after an unfinished clause does not end the line; the finished line ends it, its words reused', async () => {
+  const said = ['I would like to book an appointment for', 'I would like to book an appointment for Tuesday'];
+  const transcribed: string[] = [];
+  const hearing: Hearing = {
+    farAudio: async () => new Int16Array(800),
+    stt: { transcribe: async () => {
+      const text = said[Math.min(transcribed.length, said.length - 1)]!;
+      transcribed.push(text);
+      return { text, confidence: null, words: [] };
+    } },
+  };
+  const h = harness({ hearing });
+  const done = h.next();
+  h.ops.start('c1', 'op1', { ...gather, dtmf: false, speech: true, bargeIn: true, timeoutSeconds: 10, speechTimeoutSeconds: 0.8, endOfUtterance: 'words', prompts: [] });
+  h.voice(true);
+  await sleep(50);
+  h.voice(false);
+  // The caller hesitates after "for" (longer than the 0.8 s a line used to end on), then goes on.
+  await sleep(1000);
+  assert.equal(h.results.length, 0, 'the line did not end at the pause');
+  h.voice(true);
+  await sleep(50);
+  h.voice(false);
+  const result = await done;
+  assert.equal(result.kind === 'collect' && result.speech, said[1]);
+  assert.deepEqual(transcribed, said, 'one transcript per pause, the last one is the line');
 });
 
 test('without barge-in keys over the prompt are not input; num_digits and timeout end a gather', async () => {

@@ -7,10 +7,11 @@
 // signature (derived here from the key, as the nodes derive it) for another node or an hour
 // old: each is refused with 403 and the conference, its participant and the call are as they
 // were. A control signed rightly, fresh, for this node, is answered: the refusals are the
-// claim's checks at work, not a signature the test got wrong.
+// claim's checks at work, not a signature the test got wrong. The same control offered again
+// within its minute (a replay of a claim seen on the wire) is refused: each claim is good once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { freeUdpPort, peerAvailable, runSipp, sippFinalResponse, type SippRun } from '../helpers/sipp.ts';
 import { startLiveVoice, type LiveVoice } from '../helpers/live-voice.ts';
 import { until } from '../helpers/until.ts';
@@ -38,15 +39,15 @@ after(async () => {
   await lv?.close();
 });
 
-/** The claim a node signs (node-legs.ts): conference;call;home node;time stamp;HMAC, with the key every node derives from the secret key. */
-function claim(fields: { conferenceId: string; callId: string; home: string; at: number }, secretKey = SECRET_KEY): string {
+/** The claim a node signs (node-legs.ts): conference;call;home node;time stamp;nonce;HMAC, with the key every node derives from the secret key. */
+function claim(fields: { conferenceId: string; callId: string; home: string; at: number }, secretKey = SECRET_KEY, nonce = randomBytes(12).toString('hex')): string {
   const key = createHash('sha256').update(`switchboard node-to-node media legs\n${secretKey}`).digest();
-  const text = `${fields.conferenceId};${fields.callId};${fields.home};${fields.at}`;
+  const text = `${fields.conferenceId};${fields.callId};${fields.home};${fields.at};${nonce}`;
   return `${text};${createHmac('sha256', key).update(text).digest('hex')}`;
 }
 
 describe('node-to-node legs from outside the deployment (SIPp)', { skip: !hasSipp }, () => {
-  test('a node leg with a forged signature, or signed for another node, or stale, gets 403 and changes nothing; a fresh one signed for this node is answered', async () => {
+  test('a node leg with a forged signature, or signed for another node, or stale, gets 403 and changes nothing; a fresh one signed for this node is answered, once', async () => {
     const live = lv.live();
     const trunk: SippRun = await runSipp({ scenario: 'uas-answer-echo.xml', port: trunkPort, args: ['-rtp_echo'], timeoutSeconds: 90 });
     try {
@@ -82,13 +83,16 @@ describe('node-to-node legs from outside the deployment (SIPp)', { skip: !hasSip
         ['signed for another node', claim({ ...good, home: 'node_00000000-0000-4000-8000-000000000000' })],
         ['signed an hour ago', claim({ ...good, at: Date.now() - 3_600_000 })],
         ['a claim missing its node', claim(good).split(';').filter((_, i) => i !== 2).join(';')],
+        ['a claim without its nonce', claim(good, SECRET_KEY, '')],
       ];
       for (const [what, header] of refused) assert.equal(await offer(header), '403', what);
       // Nothing a refused leg claimed was touched: the same conference, participant and call.
       assert.deepEqual(await state(), before);
 
       // The control: the same claim for a call of no conference here, signed rightly and fresh, is taken.
-      assert.equal(await offer(claim({ ...good, callId: 'call_control', at: Date.now() })), '200', 'a rightly signed leg for this node is answered');
+      const control = claim({ ...good, callId: 'call_control', at: Date.now() });
+      assert.equal(await offer(control), '200', 'a rightly signed leg for this node is answered');
+      assert.equal(await offer(control), '403', 'the same claim again, within its minute, is a replay');
 
       const ended = await live.post(`/v1/conferences/${conferenceId}/end`, {});
       assert.equal(ended.status, 200, JSON.stringify(ended.body));

@@ -11,6 +11,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/store/db.ts';
 import { inTransaction } from '../../src/store/transaction.ts';
+import { runInScope } from '../../src/store/request-transaction.ts';
 
 async function scratchStore() {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-group-commit-'));
@@ -81,6 +82,38 @@ test('a plain query that ran inside an open group answers after that group commi
     const seen = await read;
     assert.ok(seen.durable >= seen.n, `a read answered with ${seen.n} rows while only ${seen.durable} were durable`);
     assert.deepEqual(store.rows(), [1, 2, 3]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('request-wide transactions of a burst share a commit; one never joins a group other code waits on', async () => {
+  const store = await scratchStore();
+  try {
+    const { db, scoping } = store.database;
+    /** An idempotent request's transaction (request-transaction.ts) that inserts `id`. */
+    const request = async (id: number) => {
+      const scope = scoping.createScope(async () => {});
+      await runInScope(scope, () => sql`insert into scratch (id, tag) values (${id}, ${`request-${id}`})`.execute(db));
+      return scope;
+    };
+    // The second request begins while the first has ended and waits for its COMMIT: it joins.
+    const first = await request(1);
+    const firstCommitted = scoping.closeScope(first, true).then(() => store.isCommitted(1));
+    const second = await request(2);
+    assert.equal(store.isCommitted(1), false, 'the second request joined the first one\'s group');
+    await scoping.closeScope(second, true);
+    assert.equal(await firstCommitted, true, 'the first request heard "committed" only once durable');
+    assert.deepEqual(store.rows(), [1, 2]);
+
+    // A service's own transaction is in the open group: a request that might await such
+    // code must not hold its commit back, so that group commits before the request begins.
+    const plain = inTransaction(db, async (trx) => { await sql`insert into scratch (id, tag) values (3, 'plain')`.execute(trx); });
+    const third = await request(4);
+    assert.equal(store.isCommitted(3), true, 'the shared group committed before the request began');
+    await plain;
+    await scoping.closeScope(third, true);
+    assert.deepEqual(store.rows(), [1, 2, 3, 4]);
   } finally {
     await store.close();
   }

@@ -1709,7 +1709,7 @@ export interface Conference {
    */
   recording_id: string | null;
   /**
-   * Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.
+   * Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/end, or node_lost (the media node that mixed it died; with several nodes).
    */
   end_reason: string | null;
   /**
@@ -4331,7 +4331,7 @@ export interface Stream {
   parameters: Record<string, string>;
   status_url: string | null;
   /**
-   * Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed or restarted while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
+   * Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), node_lost (the Switchboard process holding the socket crashed, restarted or was stopped while the call went on). Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.
    */
   reason: string | null;
   /**

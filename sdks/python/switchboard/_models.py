@@ -1935,7 +1935,7 @@ class Conference(Model):
     participant_count: int  # Participants in it now.
     max_participants: int
     recording_id: Optional[str]  # Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.
-    end_reason: Optional[str]  # Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{i
+    end_reason: Optional[str]  # Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/
     created_at: str  # RFC 3339 UTC timestamp.
     started_at: Optional[str]  # RFC 3339 UTC timestamp.
     ended_at: Optional[str]  # RFC 3339 UTC timestamp.

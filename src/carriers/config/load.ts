@@ -6,11 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document } from 'yaml';
+import { lazyRequire } from '../../platform/lazy-require.ts';
 import { fieldErrors } from '../../platform/validation.ts';
 import { carrierKinds, type CarrierKind, type CarrierLink } from './registry.ts';
 import { SECRET_KEYWORD, pointer, resolveEnvReferences } from './secrets.ts';
 import './kinds.ts';
+
+/** Loaded when a carriers file is read (see platform/lazy-require.ts). */
+const yaml = lazyRequire<typeof Yaml>('yaml');
 
 export interface CarriersConfig {
   /** The file it came from; null when SWITCHBOARD_CARRIERS_FILE is not set. */
@@ -84,6 +89,7 @@ export function parseCarriersText(
   text: string, file: string, env: Record<string, string | undefined>, opts: { resolveEnv?: boolean } = {},
 ): CarriersConfig {
   const resolveEnv = opts.resolveEnv ?? true;
+  const { LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const name = basename(file);
@@ -167,7 +173,7 @@ function segments(display: string): (string | number)[] {
 function offsetOf(doc: Document, path: (string | number)[]): number | undefined {
   for (let n = path.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
-    if (isNode(node) && node.range) return node.range[0];
+    if (yaml().isNode(node) && node.range) return node.range[0];
   }
   return undefined;
 }

@@ -156,6 +156,14 @@ export class MediaEngine {
     await this.request({ op: 'stop_stream', id, streamId, reason });
   }
 
+  /**
+   * The server is closing: every leg's streams send `stop` with `reason` and report `ended`
+   * (as `stream` events); resolves once their sockets have closed.
+   */
+  async stopAllStreams(reason: StreamStopReason): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.request({ op: 'stop_streams', reason })));
+  }
+
   /** Starts or stops the ringback tone on a leg whose second leg is ringing (see ringback.ts). */
   async ringback(id: string, on: boolean): Promise<void> {
     await this.request({ op: 'ringback', id, on });
@@ -212,7 +220,7 @@ export class MediaEngine {
     worker.legs--;
   }
 
-  private request(command: Exclude<MediaCommand, { op: 'open' | 'close' | 'stats' | 'tap' | 'stop_tap' }>): Promise<MediaReply> {
+  private request(command: Exclude<MediaCommand, { op: 'open' | 'close' | 'stats' | 'tap' | 'stop_tap' | 'stop_streams' }>): Promise<MediaReply> {
     const worker = this.placement.get(command.id);
     if (!worker) return Promise.reject(new Error(`no media session ${command.id}`));
     return worker.request(command);

@@ -53,6 +53,8 @@ export type MediaCommand =
   | { op: 'stream'; id: string; order: WorkerStreamOrder }
   /** Sends `stop` (with `reason`) and closes; the stream reports `ended` with that reason. No-op for a stream already over. */
   | { op: 'stop_stream'; id: string; streamId: string; reason: StreamStopReason }
+  /** The server is closing: every stream of every leg stops with `reason`; the reply comes once their sockets are closed. */
+  | { op: 'stop_streams'; reason: StreamStopReason }
   /** Engine-wide figures; `reset` starts the loop-delay histogram and the ticker's counts afresh after reading. */
   | { op: 'stats'; reset?: boolean };
 

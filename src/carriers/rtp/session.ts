@@ -10,6 +10,7 @@ import { decodeG711, encodeG711, codecOfPayloadType, type G711Codec } from './g7
 import { parseRtp, serializeRtp } from './packet.ts';
 import { DtmfDetector, DtmfEndDetector, telephoneEventPackets } from './dtmf.ts';
 import { EARLY_HOLD_SAMPLES, JitterBuffer } from './jitter-buffer.ts';
+import { StreamHearing } from './stream-hearing.ts';
 import { VoiceActivity } from './voice-activity.ts';
 import { WavStreamWriter, type WavStreamResult } from '../../media/wav-stream.ts';
 import { RINGBACK_CYCLE } from './ringback.ts';
@@ -41,6 +42,8 @@ export class RtpSession {
   private signalled: RemoteMedia | undefined;
   private latched = false;
   private readonly jitter = new JitterBuffer();
+  /** What the leg's media streams hear of the far end, sent as it arrives (stream-hearing.ts); made with the first stream, dropped with the last. */
+  private hearing: StreamHearing | undefined;
   private readonly dtmf = new DtmfDetector();
   private readonly dtmfEnds = new DtmfEndDetector();
   /** Media streams of this leg (stream-leg.ts), by stream id; at most one of them bidirectional. */
@@ -144,15 +147,15 @@ export class RtpSession {
 
   /** Phase one of a tick: this tick's inbound frame. */
   tickIn(): void {
+    if (this.streams.size === 0) this.hearing = undefined;
+    else (this.hearing ??= new StreamHearing((pcm) => this.streamsHear(pcm))).tick();
     if (!this.remote) {
       this.pcmIn.fill(0);
       this.conference?.bus.write(this.conference.slot, this.pcmIn);
-      for (const stream of this.streams.values()) stream.inbound(this.pcmIn);
       return;
     }
     this.jitter.pull(this.pcmIn);
     this.conference?.bus.write(this.conference.slot, this.pcmIn);
-    for (const stream of this.streams.values()) stream.inbound(this.pcmIn);
     const talking = this.activity.accept(this.pcmIn);
     if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
@@ -304,7 +307,13 @@ export class RtpSession {
     }
     const codec: G711Codec | undefined = codecOfPayloadType(packet.payloadType);
     if (!codec) return;
-    this.jitter.push(packet.ssrc, packet.timestamp, decodeG711(codec, packet.payload));
+    const pcm = decodeG711(codec, packet.payload);
+    this.jitter.push(packet.ssrc, packet.timestamp, pcm);
+    this.hearing?.push(packet.ssrc, packet.timestamp, pcm);
+  }
+
+  private streamsHear(pcm: Int16Array): void {
+    for (const stream of this.streams.values()) stream.inbound(pcm);
   }
 
   private countSequence(ssrc: number, sequence: number): void {

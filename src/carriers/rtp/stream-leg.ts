@@ -21,8 +21,8 @@ export class LegStream {
   private readonly frames: ServerFrames;
   private readonly encoders: Record<MediaTrack, TrackEncoder>;
   private readonly sends: Record<MediaTrack, boolean>;
-  /** Ticks since the socket opened: the media frames' timestamp is this times 20 ms. */
-  private ticks = 0;
+  /** Frames of each track sent since the socket opened: the next one's timestamp is this times 20 ms. */
+  private readonly counted: Record<MediaTrack, number> = { inbound: 0, outbound: 0 };
   private opened = false;
   private over = false;
   /** The app's audio and marks, in the order it sent them. */
@@ -60,21 +60,24 @@ export class LegStream {
     return this.over;
   }
 
+  /** Resolves once the socket is gone (after `stop`: the close handshake, bounded by StreamSocket). */
+  get gone(): Promise<void> {
+    return this.socket.gone;
+  }
+
   /** Samples of the app's audio waiting to be played. */
   get queued(): number {
     return this.queuedSamples;
   }
 
-  /** The frame the leg took in this tick (the far end, decoded once). */
+  /** The far end's next 20 ms, decoded once, as soon as it has arrived (stream-hearing.ts). */
   inbound(pcm: Int16Array): void {
     if (this.opened && !this.over && this.sends.inbound) this.media('inbound', pcm);
   }
 
-  /** The frame the leg sent this tick; ends the tick for the stream's clock. */
+  /** The frame the leg sent this tick. */
   outbound(pcm: Int16Array): void {
-    if (!this.opened || this.over) return;
-    if (this.sends.outbound) this.media('outbound', pcm);
-    this.ticks += 1;
+    if (this.opened && !this.over && this.sends.outbound) this.media('outbound', pcm);
   }
 
   /** A key the far end pressed, once it was released. */
@@ -119,7 +122,10 @@ export class LegStream {
   }
 
   private media(track: MediaTrack, pcm: Int16Array): void {
-    this.socket.send(this.frames.media(track, this.ticks * FRAME_MS, this.encoders[track].encode(pcm)));
+    // Each track's frame n is at n × 20 ms: inbound frames go as the far end's audio arrives
+    // (stream-hearing.ts), between the ticks that send outbound ones.
+    this.socket.send(this.frames.media(track, this.counted[track] * FRAME_MS, this.encoders[track].encode(pcm)));
+    this.counted[track] += 1;
   }
 
   private fromApp(frame: AppFrame): void {

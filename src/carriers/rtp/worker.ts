@@ -133,6 +133,13 @@ async function handle(command: MediaCommand): Promise<MediaReply> {
     case 'stop_stream':
       sessions.get(command.id)?.streams.get(command.streamId)?.stop(command.reason);
       return {};
+    case 'stop_streams': {
+      const stopping = [...sessions.values()].flatMap((leg) => [...leg.streams.values()]);
+      for (const stream of stopping) stream.stop(command.reason);
+      // Their `ended` reports were posted first; a server slow to close is cut off by StreamSocket.
+      await Promise.all(stopping.map((stream) => stream.gone));
+      return {};
+    }
     case 'close': {
       const leg = sessions.get(command.id);
       if (!leg) return {};

@@ -68,6 +68,8 @@ interface SandboxStream {
 
 export class SimulatedStreams implements MediaStreamPort {
   private readonly streams = new Map<string, SandboxStream>();
+  /** Reports on their way to the streams module (a shutdown waits for them). */
+  private readonly reports = new Set<Promise<void>>();
   private speech: TextToSpeech | null = null;
 
   constructor(
@@ -86,12 +88,16 @@ export class SimulatedStreams implements MediaStreamPort {
     });
   }
 
+  /**
+   * The server is closing. A sandbox call outlives the process (its steps are durable jobs the
+   * next process runs), but the socket cannot: each stream sends `stop` with reason `node_lost`,
+   * as a crash would end it (the next process finds it), closes its socket, and its end is
+   * written (call.stream.stopped, a held flow goes on) before the store closes.
+   */
   async close(): Promise<void> {
-    for (const stream of this.streams.values()) {
-      stream.over = true;
-      stream.socket.close();
-    }
-    this.streams.clear();
+    const open = [...this.streams.values()];
+    for (const stream of open) this.finish(stream, 'node_lost', true);
+    await Promise.all([...this.reports, ...open.map((stream) => stream.socket.gone)]);
     const speech = this.speech;
     this.speech = null;
     await speech?.close();
@@ -195,7 +201,9 @@ export class SimulatedStreams implements MediaStreamPort {
   }
 
   private report(send: (events: StreamEvents) => Promise<void>): void {
-    void send(this.events()).catch((err: Error) => this.platform.log.error({ err }, 'reporting a media stream failed'));
+    const report = send(this.events()).catch((err: Error) => this.platform.log.error({ err }, 'reporting a media stream failed'));
+    this.reports.add(report);
+    void report.finally(() => this.reports.delete(report));
   }
 
   /** The stream is over: `stop` to the app (unless the server closed it), the socket closed, the end reported. */

@@ -42,6 +42,8 @@ export function transportOfUri(uri: SipUri): TransportName | undefined {
 export interface DialogEvents {
   bye: [request: SipRequest];
   notify: [request: SipRequest];
+  /** An INFO inside the dialog (answered 200 already): between our own nodes, a conference's state (node-legs.ts). */
+  info: [request: SipRequest];
   /** The dialog ended, by BYE either way or failure of an in-dialog request. */
   ended: [by: 'local' | 'remote', reason: string];
 }

@@ -73,14 +73,20 @@ export class LiveSipCarrier implements VoiceCarrier {
     this.speech = speechServices(speechSection, (err, detail) => platform.log.warn({ err }, detail));
     this.counters = new MediaCounters(platform.log);
     const records = new CallRecords(platform.database.db, store, () => listeners.signals());
-    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds, (nodeId) => listeners.streams().nodeLost(nodeId));
+    this.cluster = new Cluster(platform, records, settings.nodeLeaseSeconds, async (nodeId) => {
+      await listeners.streams().nodeLost(nodeId);
+      await listeners.conferences().homeLost(nodeId);
+    });
     const { stack } = this;
     this.legs = new Legs({ stack, records, counters: this.counters, mediaDir: this.mediaDir, hungUp: (callId) => this.media.hungUp(callId) });
     this.transfers = new Transfers({ platform, settings, stack, legs: this.legs, records });
     this.nodeLegs = new NodeLegs({
       ua: () => stack.ua, engine: () => stack.engine, nodeId: this.cluster.nodeId, publicHost: settings.publicHost, secretKey: platform.config.secretKey,
       addressOf: (nodeId) => this.cluster.addressOf(nodeId),
-      arrived: (conferenceId) => this.media.conferences.legArrived(conferenceId),
+      inProgress: async (callId) => (await store.peek(callId))?.call.status === 'in_progress',
+      // As often as a dead node's calls are ended (its lease).
+      checkEveryMs: settings.nodeLeaseSeconds * 1000,
+      arrived: (conferenceId, callId) => this.media.conferences.legArrived(conferenceId, callId),
       log: (err, subject) => platform.log.warn({ err, subject }, 'sip: node-to-node leg'),
     });
     /** A call's leg on this node, or its conference leg from the node that holds it. */
@@ -100,10 +106,12 @@ export class LiveSipCarrier implements VoiceCarrier {
       sendDigits: (callId, digits) => stack.engine.sendDigits(callId, digits),
       startStream: (callId, order) => (this.legs.get(callId)?.dialog ? stack.engine.startStream(callId, order) : Promise.reject(new Error(`call ${callId} has no media leg here`))),
       stopStream: (callId, streamId, reason) => stack.engine.stopStream(callId, streamId, reason),
+      stopAllStreams: (reason) => stack.engine?.stopAllStreams(reason) ?? Promise.resolve(),
       play: (callId, pcm) => (onLine(callId) ? stack.engine.play(callId, pcm) : Promise.resolve({ interrupted: true })),
       stopPlayback: (callId) => (onLine(callId) ? stack.engine.stopPlayback(callId) : Promise.resolve()),
       bridge: (callId, op, cutShort) => this.transfers.dial(callId, op, cutShort),
-      joinHome: (callId, conferenceId, home, cutShort) => this.nodeLegs.joinHome(callId, conferenceId, home, cutShort),
+      joinHome: (callId, conferenceId, home, cutShort, onWaiting) => this.nodeLegs.joinHome(callId, conferenceId, home, cutShort, onWaiting),
+      tellWaiting: (callId, waiting) => this.nodeLegs.tellWaiting(callId, waiting),
       here: (callId) => {
         if (this.nodeLegs.has(callId)) return true;
         const leg = this.legs.get(callId);

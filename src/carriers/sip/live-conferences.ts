@@ -18,7 +18,7 @@ import type { Trx } from '../../store/transaction.ts';
 import type { ConferenceMedia, PromptAudio, RecordingSinks } from '../media-port.ts';
 import type { WavStreamResult } from '../../media/wav-stream.ts';
 import { copyRoom } from './room-recording.ts';
-import { CONNECTION_SEATS, connectionMixId, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
+import { CONNECTION_SEATS, connectionMixId, connectionPeer, hears, type ConferenceMix, type ConferenceSeat } from '../../telephony/conference.ts';
 import type { PlayOp, RecordingFormat, SpeakOp } from '../../telephony/media-ops.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
@@ -37,6 +37,8 @@ export interface ConferenceHomes {
 export interface ConferenceLegs {
   /** The call has an answered leg on this node that still runs. */
   here(callId: string): boolean;
+  /** A participant seated here over a node-to-node leg is told whether its conference waits (a no-op for this node's own legs). */
+  tellWaiting(callId: string, waiting: boolean): void;
   /** engine.mix: what the leg hears on `bus`, the hold tone (`hears` null), or off its bus (null). */
   mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
   play(callId: string, pcm: Int16Array): Promise<{ interrupted: boolean }>;
@@ -97,10 +99,21 @@ export class LiveConferences implements ConferenceMedia {
     }
   }
 
-  /** A participant's node-to-node leg arrived: the conference's mix as last applied takes it in. */
-  legArrived(conferenceId: string): void {
+  /**
+   * A participant's node-to-node leg arrived: the conference's mix as last applied takes it in.
+   * A call connected to one of ours (a queue's dequeue) with no monitor's mix applied hears its
+   * peer on their connection's bus, as the peer's own connect operation has it hear this one.
+   */
+  legArrived(conferenceId: string, callId: string): void {
     const mix = this.applied.get(conferenceId);
-    if (mix) this.apply(mix);
+    if (mix) {
+      this.apply(mix);
+      // A seat whose leg came after its mix: told now (a leg with no seat hears nothing, and is told nothing).
+      if (mix.status !== 'completed' && mix.seats.some((seat) => seat.callId === callId)) this.legs.tellWaiting(callId, mix.status === 'waiting');
+      return;
+    }
+    const peer = connectionPeer(conferenceId, callId);
+    if (peer) void this.legs.mix(callId, { ...connectionBus(callId, peer), hears: [peer] }).catch((err: Error) => this.log(err, `${conferenceId} node-to-node leg`));
   }
 
   /** True while the conference waits for a start_on_enter participant (its legs hear the wait audio). */
@@ -199,6 +212,7 @@ export class LiveConferences implements ConferenceMedia {
     const seats = mix.seats.filter((seat) => this.legs.here(seat.callId));
     const done: Promise<unknown>[] = [];
     const seated = new Set(seats.map((seat) => seat.callId));
+    const previous = new Set((before?.seats ?? []).map((seat) => seat.callId));
     for (const gone of before?.seats ?? []) {
       if (!seated.has(gone.callId) && this.legs.here(gone.callId)) done.push(this.legs.mix(gone.callId, null));
     }
@@ -207,10 +221,11 @@ export class LiveConferences implements ConferenceMedia {
       done.push(this.legs.mix(listener.callId, { bus: mix.conferenceId, capacity: CONFERENCE_BUS_CAPACITY, hears: heard }));
       // The start ends the wait prompts (the conference operation stops looping them).
       if (before?.status === 'waiting' && mix.status === 'in_progress') done.push(this.legs.stopPlayback(listener.callId));
+      // A participant of another node plays its own wait flow there: it is told when it is seated, and when the waiting ends.
+      if ((before?.status !== mix.status || !previous.has(listener.callId)) && mix.status !== 'completed') this.legs.tellWaiting(listener.callId, mix.status === 'waiting');
     }
     done.push(this.tapRoom(mix));
     if (mix.status === 'in_progress') {
-      const previous = new Set((before?.seats ?? []).map((seat) => seat.callId));
       // Of every seat, not only this node's: a participant of another node whose leg has not
       // arrived yet is beeped in all the same.
       const joined = mix.seats.filter((seat) => seat.beep && !previous.has(seat.callId));

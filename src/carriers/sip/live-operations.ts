@@ -6,9 +6,13 @@
 // timers, events and the order of things.
 import type { BridgeOp, CollectOp, ConferenceOp, ConnectOp, CutShort, HeardInput, MediaOp, MediaResult, PromptOp, RecordOp } from '../../telephony/media-ops.ts';
 import type { TextToSpeech } from '../speech/text-to-speech.ts';
-import type { SpeechToText } from '../speech/speech-to-text.ts';
+import type { SpeechToText, Transcription } from '../speech/speech-to-text.ts';
 import { LINE_RATE } from '../../media/call-file.ts';
 import { lineRateAudio } from './line-rate-audio.ts';
+import { judgeUtterance, quietToEnd } from '../../telephony/end-of-utterance.ts';
+import { sentencesOf } from '../speech/sentences.ts';
+import { connectionMixId } from '../../telephony/conference.ts';
+import { WaitSignal } from './wait-signal.ts';
 
 /** What the operations need of a live call's leg (implemented by LiveSipCarrier over the RTP engine). */
 export interface LegAudio {
@@ -22,8 +26,8 @@ export interface LegAudio {
   bridge(callId: string, op: BridgeOp, cutShort: Promise<CutShort>): Promise<BridgeResult>;
   /** What the leg hears on a conference bus (rtp/conference-bus.ts): the sum of `hears`, the hold tone (null), or off the bus (null mix). */
   mix(callId: string, mix: { bus: string; capacity: number; hears: string[] | null } | null): Promise<void>;
-  /** Joins a conference mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles. */
-  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<CutShort>): Promise<void>;
+  /** Joins a conference (or a connection) mixed by node `home` over a node-to-node leg (node-legs.ts), until `cutShort` settles or `home` hangs it up. */
+  joinHome(callId: string, conferenceId: string, home: string, cutShort: Promise<unknown>, onWaiting?: (waiting: boolean) => void): Promise<void>;
 }
 
 /** The conferences of live calls as the operations see them (live-conferences.ts). */
@@ -155,29 +159,47 @@ export class LiveOperations {
    * until it is cut (removed, the conference ended, hang-up).
    */
   private async conference(ctx: OpContext, op: ConferenceOp): Promise<MediaResult> {
-    if (op.home && this.rooms.mixedElsewhere(op.home)) {
-      // Mixed on another node: the call is relayed to it, which sends the wait audio (its hold
-      // tone) or the room. A leg that cannot be made leaves the participant seated in silence
-      // until it is removed or hangs up (logged).
-      try {
-        await this.leg.joinHome(ctx.callId, op.conferenceId, op.home, ctx.cutShort);
-      } catch (err) {
-        this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} node-to-node leg`);
-      }
-      return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+    if (op.home && this.rooms.mixedElsewhere(op.home)) return this.conferenceElsewhere(ctx, op, op.home);
+    await this.waitPrompts(ctx, op, () => this.rooms.waiting(op.conferenceId));
+    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+  }
+
+  /**
+   * Mixed on another node: the call is relayed to it, which sends the room (or, for a
+   * participant without a wait flow, its hold tone while it waits). A wait flow plays here,
+   * while the home says the conference waits. A leg that cannot be made leaves the participant
+   * seated in silence until it is removed or hangs up (logged).
+   */
+  private async conferenceElsewhere(ctx: OpContext, op: ConferenceOp, home: string): Promise<MediaResult> {
+    const signal = op.wait ? new WaitSignal() : null;
+    let over = false;
+    const joined = this.leg.joinHome(ctx.callId, op.conferenceId, home, ctx.cutShort, signal ? (waiting) => signal.set(waiting) : undefined)
+      .catch((err: Error) => this.hooks.log(err, ctx.callId, `conference ${op.conferenceId} node-to-node leg`))
+      .finally(() => {
+        over = true;
+      });
+    // Bounded: each round waits for the home's word, or plays the wait prompts while it says the conference waits.
+    for (let round = 0; signal && round < 10_000 && !over && !ctx.cutReason(); round++) {
+      if (signal.waiting) await this.waitPrompts(ctx, op, () => signal.waiting && !over);
+      else await Promise.race([signal.next(), joined, ctx.cutShort]);
     }
+    await joined;
+    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
+  }
+
+  /** The conference's wait prompts, looped while `waiting()` (null wait: the hold tone, nothing to play). */
+  private async waitPrompts(ctx: OpContext, op: ConferenceOp, waiting: () => boolean): Promise<void> {
     try {
       // Bounded: each round plays the wait prompts once (a round of only cut prompts ends it too).
-      for (let round = 0; op.wait && round < 10_000 && this.rooms.waiting(op.conferenceId) && !ctx.cutReason(); round++) {
+      for (let round = 0; op.wait && round < 10_000 && waiting() && !ctx.cutReason(); round++) {
         for (const prompt of op.wait) {
-          if (!this.rooms.waiting(op.conferenceId) || (await this.prompt(ctx, prompt)) !== null) break;
+          if (!waiting() || (await this.prompt(ctx, prompt)) !== null) break;
         }
       }
     } catch (err) {
       // Wait audio that cannot be made (speech synthesis failed) leaves the hold tone, not the conference.
       this.hooks.log(err as Error, ctx.callId, `conference ${op.conferenceId} wait audio`);
     }
-    return { kind: 'conference', conferenceId: op.conferenceId, reason: await ctx.cutShort };
   }
 
   /**
@@ -186,14 +208,28 @@ export class LiveOperations {
    * time limit.
    */
   private async connect(ctx: OpContext, op: ConnectOp): Promise<MediaResult> {
-    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
-    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<'finished'>((resolve) => {
       timer = setTimeout(() => resolve('finished'), op.timeLimitSeconds * 1000);
     });
+    const ended = Promise.race([limit, ctx.cutShort]);
+    if (op.home && this.rooms.mixedElsewhere(op.home)) {
+      // The other call is mixed on another node: this call is relayed to it (node-legs.ts),
+      // which seats the leg beside it. A leg that cannot be made, or that the other node hangs
+      // up (it stopped), ends the connection, so both flows go on instead of sitting in silence.
+      try {
+        await this.leg.joinHome(ctx.callId, connectionMixId(ctx.callId, op.peerCallId), op.home, ended);
+      } catch (err) {
+        this.hooks.log(err as Error, ctx.callId, `connection to ${op.peerCallId} over a node-to-node leg`);
+      } finally {
+        clearTimeout(timer);
+      }
+      return { kind: 'connect', reason: ctx.cutReason() ?? 'finished' };
+    }
+    const bus = this.rooms.connectionBus(ctx.callId, op.peerCallId);
+    await this.leg.mix(ctx.callId, { ...bus, hears: [op.peerCallId] });
     try {
-      return { kind: 'connect', reason: await Promise.race([limit, ctx.cutShort]) };
+      return { kind: 'connect', reason: await ended };
     } finally {
       clearTimeout(timer);
       await this.leg.mix(ctx.callId, null).catch(() => undefined);
@@ -202,29 +238,48 @@ export class LiveOperations {
 
   /** Plays one prompt to its end; returns why it stopped early, or null when it finished. */
   private async prompt(ctx: OpContext, op: PromptOp, stop?: () => boolean): Promise<CutShort | 'barged' | null> {
-    const pcm = await this.audioOf(op);
+    const pieces = this.audioOf(op);
     const times = op.kind === 'silence' ? 1 : Math.max(1, op.loop);
     for (let i = 0; i < times; i++) {
-      if (ctx.cutReason()) return ctx.cutReason();
-      if (stop?.()) return 'barged';
-      const { interrupted } = await this.leg.play(ctx.callId, pcm);
+      // Each piece is queued on the leg as soon as it is synthesised, so the first sentence
+      // plays while the next are made and they follow each other without a gap; stopping
+      // playback (barge-in, interrupt) drops the whole queue.
+      let interrupted = false;
+      const plays: Promise<unknown>[] = [];
+      for (const piece of pieces) {
+        const pcm = await piece;
+        if (ctx.cutReason()) return ctx.cutReason();
+        if (stop?.()) return 'barged';
+        if (interrupted) break;
+        plays.push(this.leg.play(ctx.callId, pcm).then((played) => {
+          if (played.interrupted) interrupted = true;
+        }));
+      }
+      await Promise.all(plays);
       if (ctx.cutReason()) return ctx.cutReason();
       if (interrupted) return stop?.() ? 'barged' : 'interrupted';
     }
     return null;
   }
 
-  private async audioOf(op: PromptOp): Promise<Int16Array> {
-    if (op.kind === 'silence') return new Int16Array(Math.round(op.seconds * LINE_RATE));
-    if (op.kind === 'speak') return this.speech().synthesize(op.text, { language: op.language, voice: op.voice });
-    return lineRateAudio(op.path);
+  /** The prompt's audio in pieces (a `bySentence` prompt's sentences), all started now. */
+  private audioOf(op: PromptOp): Promise<Int16Array>[] {
+    if (op.kind === 'silence') return [Promise.resolve(new Int16Array(Math.round(op.seconds * LINE_RATE)))];
+    if (op.kind !== 'speak') return [lineRateAudio(op.path)];
+    const texts = op.bySentence ? sentencesOf(op.text) : [op.text];
+    const pieces = texts.map((text) => this.speech().synthesize(text, { language: op.language, voice: op.voice }));
+    // A prompt cut short leaves later sentences unplayed: their failures are not the caller's problem.
+    for (const piece of pieces) piece.catch(() => undefined);
+    return pieces;
   }
 
   /**
    * Digits and/or speech while the prompts play. Speech is an utterance: from voice activity
    * (less a short pre-roll) until `speechTimeoutSeconds` of quiet; its audio, read back from
    * the call's recording, goes to the speech-to-text endpoint. An utterance heard as no words
-   * (a cough, line noise) is not input: the gather keeps listening.
+   * (a cough, line noise) is not input: the gather keeps listening. With `endOfUtterance:
+   * 'words'` the words are recognised at every pause and judged (end-of-utterance.ts) to choose
+   * the quiet that ends the line; the pause's transcript is the line's when it does.
    */
   private async collect(ctx: OpContext, op: CollectOp): Promise<MediaResult> {
     const hearing = op.speech ? this.hearing : null;
@@ -236,6 +291,26 @@ export class LiveOperations {
     let done: ((reason: End) => void) | null = null;
     let timer: NodeJS.Timeout | undefined;
     let quiet: NodeJS.Timeout | undefined;
+    // Counts pauses and restarts: a partial transcript is used only for the pause it was asked for.
+    let pauses = 0;
+    type Partial = { pause: number; heard: Transcription | null };
+    let partial: Partial | null = null;
+    const endAfter = (seconds: number) => {
+      clearTimeout(quiet);
+      quiet = setTimeout(() => done?.('speech'), Math.max(0, seconds) * 1000);
+    };
+    const judgePause = (said: { start: number; end: number }) => {
+      const pause = ++pauses;
+      const quietAt = Date.now();
+      // Until the words are known the longest wait stands.
+      endAfter(quietToEnd('incomplete', op.speechTimeoutSeconds));
+      void this.transcribe(ctx.callId, hearing!, said, op.hints).then((heard) => {
+        if (pause !== pauses) return;
+        partial = { pause, heard };
+        const wait = heard === null ? op.speechTimeoutSeconds : quietToEnd(judgeUtterance(heard.text), op.speechTimeoutSeconds);
+        endAfter(wait - (Date.now() - quietAt) / 1000);
+      });
+    };
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(() => done?.('timeout'), op.timeoutSeconds * 1000);
@@ -270,13 +345,15 @@ export class LiveOperations {
           if (prompting) barge();
           clearTimeout(timer);
           clearTimeout(quiet);
+          pauses++;
+          partial = null;
           if (utterance) utterance.end = null;
           else utterance = { start: Math.max(0, now - PRE_ROLL_SECONDS), end: null };
         } else if (utterance) {
           const current = utterance;
           current.end = now;
-          clearTimeout(quiet);
-          quiet = setTimeout(() => done?.('speech'), op.speechTimeoutSeconds * 1000);
+          if (op.endOfUtterance === 'words') judgePause({ start: current.start, end: now });
+          else endAfter(op.speechTimeoutSeconds);
         }
       } : undefined,
     });
@@ -297,7 +374,12 @@ export class LiveOperations {
         if (reason !== 'speech') return collectResult(digits, reason);
         const said = utterance as { start: number; end: number | null } | null;
         utterance = null;
-        const heard = await Promise.race([this.transcribe(ctx.callId, hearing!, said!, op.hints), ctx.cutShort]);
+        // Set by judgePause's callback (TypeScript cannot see that assignment from here).
+        const last = partial as Partial | null;
+        const judged = last?.pause === pauses ? last.heard : null;
+        pauses++;
+        partial = null;
+        const heard = judged ?? await Promise.race([this.transcribe(ctx.callId, hearing!, said!, op.hints), ctx.cutShort]);
         if (typeof heard === 'string') return collectResult(digits, heard);
         if (heard && heard.text !== '') {
           void this.hooks.heard(ctx.callId, { kind: 'speech', text: heard.text }).catch(() => undefined);

@@ -17,6 +17,8 @@ import type { CallCommand } from './node-commands.ts';
 export interface StreamLegs {
   startStream(callId: string, order: WorkerStreamOrder): Promise<void>;
   stopStream(callId: string, streamId: string, reason: StreamStopReason): Promise<void>;
+  /** Every stream of every leg; resolves once their `ended` reports are out and their sockets closed. */
+  stopAllStreams(reason: StreamStopReason): Promise<void>;
 }
 
 /** Where calls held by other nodes are ordered (live-media.ts OtherNodes). */
@@ -66,8 +68,16 @@ export class LiveStreams implements MediaStreamPort {
     else this.report(streamId, (e) => e.failed(callId, streamId, report.failure));
   }
 
-  /** The sockets live in the media workers, which the carrier's stop shuts down with the calls' legs. */
-  async close(): Promise<void> {}
+  /**
+   * The server is closing, and the carrier's stop hangs up every call of this node right after
+   * (live-carrier.ts stop): each stream sends `stop` with reason `call_ended` and closes its
+   * socket in its worker, and its end is written before the workers go.
+   */
+  async close(): Promise<void> {
+    await this.legs.stopAllStreams('call_ended');
+    // The workers' `ended` reports arrived before their replies: their chains are all here now.
+    await Promise.all([...this.chains.values()]);
+  }
 
   /** Each stream's reports, in order: `ended` is never written before its `started`. */
   private readonly chains = new Map<string, Promise<void>>();

@@ -4,6 +4,9 @@
 // request to a peer we already hold a connection with goes on that connection, RFC 5923).
 // TLS connections we open verify the peer's certificate unless the operator turned it off.
 import { createSocket, type Socket } from 'node:dgram';
+
+/** The SIP UDP socket's receive buffer asked for (the kernel grants at most net.core.rmem_max). */
+const SIP_UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 import { createServer, connect, isIP, type Server, type Socket as TcpSocket } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, createServer as createTlsServer, type PeerCertificate, type Server as TlsServer, type TLSSocket } from 'node:tls';
 import { frameLength, parseSipMessage, serializeSipMessage, type SipMessage } from './message.ts';
@@ -91,6 +94,16 @@ export class SipTransport {
         udp.once('error', reject);
         udp.bind(this.options.udpPort, host, () => resolve());
       });
+      // A burst of call set-ups brings a burst of responses (a 180 and a 200 OK per call) while
+      // the main thread is busy placing those calls; Linux's default receive buffer (208 KiB,
+      // a few hundred datagrams) overflowed under 50 new calls a second, the kernel dropped
+      // 200 OKs and their retransmissions, and calls ended no_answer (issue 29,
+      // docs/benchmarks.md). The kernel caps this at net.core.rmem_max.
+      try {
+        udp.setRecvBufferSize(SIP_UDP_RECEIVE_BUFFER_BYTES);
+      } catch {
+        // Refused by the system: the default buffer still works, with less slack.
+      }
       udp.on('error', () => {});
       udp.on('message', (data, info) => this.deliver(data, { transport: 'UDP', address: info.address, port: info.port }));
       this.udp = udp;

@@ -412,8 +412,11 @@ export class UserAgent extends EventEmitter<{ invite: [IncomingInvite]; register
         dialog.emit('notify', request);
         return;
       case 'OPTIONS':
+        this.transactions.respond(tx, this.response(request, 200, 'OK', { headers: { Allow: ALLOW } }));
+        return;
       case 'INFO':
         this.transactions.respond(tx, this.response(request, 200, 'OK', { headers: { Allow: ALLOW } }));
+        dialog.emit('info', request);
         return;
       default:
         this.transactions.respond(tx, this.response(request, 405, 'Method Not Allowed', { headers: { Allow: ALLOW } }));

@@ -4,10 +4,14 @@
 // A slow server must never slow the call: frames are written only while the socket's
 // unsent bytes stay under a bound; past it a frame is dropped and counted (the count is in
 // call.stream.stopped), never queued without limit and never awaited.
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { StreamFailure, StreamOrder } from '../../telephony/media-streams.ts';
+import { lazyRequire } from '../../platform/lazy-require.ts';
+
+/** Loaded with the first stream (see platform/lazy-require.ts). */
+const ws = lazyRequire<typeof WebSocket>('ws');
 
 /** Unsent bytes allowed in the socket: about two seconds of µ-law media frames, as JSON. */
 export const SEND_BUFFER_BYTES = 64 * 1024;
@@ -34,16 +38,19 @@ export class StreamSocket {
   private settled = false;
   /** Frames not sent because the send buffer was full. */
   dropped = 0;
+  /** Resolves once the connection is gone (closed, terminated or never made): a shutdown waits for it. */
+  readonly gone: Promise<void>;
 
   constructor(order: Pick<StreamOrder, 'url' | 'address' | 'headers'>, options: SocketOptions, private readonly on: SocketHandlers) {
     this.limit = options.sendBufferBytes ?? SEND_BUFFER_BYTES;
-    this.ws = new WebSocket(order.url, {
+    this.ws = new (ws())(order.url, {
       headers: order.headers,
       handshakeTimeout: options.handshakeTimeoutMs,
       perMessageDeflate: false,
       followRedirects: false,
       ...(order.address && !isIP(hostOf(order.url)) ? { lookup: pinned(order.address) } : {}),
     });
+    this.gone = new Promise((resolve) => this.ws.once('close', () => resolve()));
     this.ws.on('open', () => {
       this.opened = true;
       this.on.open();
@@ -69,7 +76,7 @@ export class StreamSocket {
 
   /** Writes a frame unless the send buffer is full (then it is dropped and counted). */
   send(text: string): boolean {
-    if (!this.opened || this.closing || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (!this.opened || this.closing || this.ws.readyState !== this.ws.OPEN) return false;
     if (this.ws.bufferedAmount > this.limit) {
       this.dropped += 1;
       return false;

@@ -145,8 +145,7 @@ export class CallService implements CallSignals {
    * of the account and mode that receives call.completed ("*", "call.*" or the type itself).
    */
   private async subscriptionUrl(db: Trx, accountId: string, mode: Mode): Promise<string | null> {
-    const endpoints = await db.selectFrom('webhook_endpoints').select(['url', 'events'])
-      .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1).orderBy('id').execute();
+    const endpoints = await enabledSubscriptions(db, accountId, mode);
     return endpoints.find((e) => matches(subscribedTypes(e.events), 'call.completed'))?.url ?? null;
   }
 
@@ -205,10 +204,7 @@ export class CallService implements CallSignals {
       await assertWebhookUrlAllowed(input.answer_fallback_url, mode, this.platform.config, 'answer_fallback_url');
       flowState = JSON.stringify({ ...JSON.parse(flowState!), fallbackUrl: input.answer_fallback_url });
     }
-    const number = await this.db.selectFrom('numbers').select(['capabilities', 'webhook_url', 'voice_trunk'])
-      .where('account_id', '=', account.id).where('mode', '=', mode)
-      .where('phone_number', '=', from).where('status', '=', 'active')
-      .executeTakeFirst();
+    const [number] = await activeNumber(this.db, account.id, mode, from);
     if (!number || !(JSON.parse(number.capabilities) as string[]).includes('voice')) {
       throw new Problem('from_number_not_owned', `${from} is not an active voice number of this account in ${mode} mode. List yours with GET /v1/numbers.`, {
         errors: [{ field: 'from', message: 'is not an active voice number of this account in this mode', code: 'not_allowed' }],
@@ -250,7 +246,7 @@ export class CallService implements CallSignals {
       await insertCall(trx, row);
       countCallStatus(trx, row);
       const call = presentCall(row, [], this.base);
-      await this.emit(trx, row, STATE_EVENTS.queued, call, clock);
+      await this.emit(trx, row, STATE_EVENTS.queued, call, clock, { createdHere: true });
       await carrier.place(trx, row, number.voice_trunk ?? null);
       return call;
     });
@@ -349,7 +345,9 @@ export class CallService implements CallSignals {
     if (this.platform.database.engine === 'postgres') {
       await trx.selectFrom('accounts').select('id').where('id', '=', account.id).forUpdate().execute();
     }
-    const current = await trx.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();
+    // The plan as committed now, not as the key cache saw it: a plan change applies at once.
+    const [current] = await accountById(trx, account.id);
+    if (!current) throw new Error(`account ${account.id} not found`);
     const limit = limitsOf(current).concurrent_calls;
     if (limit === null) return;
     const active = await this.countActive(trx, account.id, mode);
@@ -555,10 +553,12 @@ export class CallService implements CallSignals {
   }
 
   /** Emits a call event outside a transition (creation, transfers); a creation changes the active count. */
-  private async emit(trx: Trx, row: CallRow, type: EventType, object: Call, clock: Clock): Promise<void> {
+  /** `createdHere`: the call was inserted in this transaction (see EmitInput). */
+  private async emit(trx: Trx, row: CallRow, type: EventType, object: Call, clock: Clock, opts: { createdHere?: boolean } = {}): Promise<void> {
     this.activeCounts.changed(trx, row.account_id, row.mode);
     await this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type, resourceType: 'call', resourceId: row.id, object, webhookUrl: row.webhook_url, clock,
+      ...(opts.createdHere ? { createdHere: true } : {}),
     });
   }
 }
@@ -597,6 +597,14 @@ function newCallRow(carrier: VoiceCarrier, clock: Clock, fields: NewCallFields):
 const insertCall = prepareRowInsert('calls');
 const callById = prepareFor((db, id: string) => db.selectFrom('calls').selectAll().where('id', '=', id), 1);
 const callByIdForUpdate = prepareFor((db, id: string) => db.selectFrom('calls').selectAll().where('id', '=', id).forUpdate(), 1);
+
+// POST /v1/calls runs these on every call: compiled once (issue 29).
+const activeNumber = prepareFor((db, accountId: string, mode: Mode, phoneNumber: string) => db.selectFrom('numbers')
+  .select(['capabilities', 'webhook_url', 'voice_trunk'])
+  .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber).where('status', '=', 'active'), 3);
+const accountById = prepareFor((db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id), 1);
+const enabledSubscriptions = prepareFor((db, accountId: string, mode: Mode) => db.selectFrom('webhook_endpoints').select(['url', 'events'])
+  .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1).orderBy('id'), 2);
 
 /** The hot-path copy of activeCallsQuery: GET /v1/account counts on every request its cache misses. */
 const activeCallsNow = prepareFor((db, accountId: string, mode: Mode) => activeCallsQuery(db, accountId, mode), 2);

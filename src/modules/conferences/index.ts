@@ -9,6 +9,7 @@ import { ConferenceSeating } from './seating.ts';
 import { ConferenceService } from './service.ts';
 import { conferenceRoutes } from './routes.ts';
 import { ConferenceWaitUrls } from './wait-url.ts';
+import { ConferenceHomeLoss } from './home-loss.ts';
 import { SecretBox } from '../../platform/secret-box.ts';
 import { DefaultSecrets } from '../webhooks/default-secrets.ts';
 import { FlowWebhookClient } from '../calls/flows/flow-webhook.ts';
@@ -24,6 +25,8 @@ export const conferencesModule: SwitchboardModule = {
     const webhooks = new FlowWebhookClient(platform.config, { defaults: new DefaultSecrets(platform.database.db, box, platform.clock), box }, platform.clock);
     app.addHook('onClose', () => webhooks.close());
     const { runtime } = services.flowInterpreter;
+    // A dead media node's conferences end (the node-loss rule, src/carriers/sip/cluster.ts).
+    wiring.conferenceEvents.fill(new ConferenceHomeLoss(platform, seating));
     const waitUrls = new ConferenceWaitUrls(platform, services.calls, seating, webhooks, () => runtime);
     wiring.flow.conferences.fill({
       join: (trx, call, seat, clock) => seating.join(trx, call, seat, clock),

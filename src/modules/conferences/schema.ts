@@ -16,7 +16,7 @@ export const ConferenceSchema = Type.Object({
   participant_count: Type.Integer({ description: 'Participants in it now.' }),
   max_participants: Type.Integer(),
   recording_id: Type.Union([Type.String(), Type.Null()], { description: 'Its recording (GET /v1/recordings/{id}; source conference), when a participant asked for `record`.' }),
-  end_reason: Type.Union([Type.Enum(['last_left', 'end_on_exit', 'api']), Type.Null()], { description: 'Why it ended: its last participant left, an end_on_exit participant left, or POST /v1/conferences/{id}/end.' }),
+  end_reason: Type.Union([Type.Enum(['last_left', 'end_on_exit', 'api', 'node_lost']), Type.Null()], { description: 'Why it ended: its last participant left, an end_on_exit participant left, POST /v1/conferences/{id}/end, or node_lost (the media node that mixed it died; with several nodes).' }),
   created_at: Timestamp,
   started_at: NullableTimestamp,
   ended_at: NullableTimestamp,

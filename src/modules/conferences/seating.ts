@@ -26,7 +26,7 @@ import { transition } from './states.ts';
 const OPEN_NAME_INDEX_PREDICATE = sql<boolean>`status <> 'completed'`;
 
 export type LeftReason = 'removed' | 'conference_ended' | 'flow_updated' | 'hangup';
-export type EndReason = 'last_left' | 'end_on_exit' | 'api';
+export type EndReason = 'last_left' | 'end_on_exit' | 'api' | 'node_lost';
 
 export class ConferenceSeating implements Omit<FlowConferences, 'askWaitUrl'> {
   constructor(

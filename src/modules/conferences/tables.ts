@@ -14,7 +14,7 @@ export interface ConferenceRow {
   record: number;
   /** The conference's recording (recordings resource, source conference), once started. */
   recording_id: string | null;
-  /** Why it ended: `last_left`, `end_on_exit`, `api` (POST .../end). */
+  /** Why it ended: `last_left`, `end_on_exit`, `api` (POST .../end), `node_lost` (its home node died). */
   end_reason: string | null;
   /** The media node that mixes it: its first participant's call's (migration 0042); null: any node (sandbox, SQLite). */
   node: string | null;

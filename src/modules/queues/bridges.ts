@@ -104,8 +104,10 @@ export class QueueBridges {
     });
     const media = mediaOf(this.deps, caller);
     if (member.wait_op) await media.interrupt(trx, caller, member.wait_op);
-    await media.run(trx, caller, bridgeOpId(member.id), { kind: 'connect', peerCallId: agent.id, timeLimitSeconds });
-    await mediaOf(this.deps, agent).run(trx, agent, agentOpId(member.id), { kind: 'connect', peerCallId: caller.id, timeLimitSeconds });
+    // Mixed where the caller's call is: an agent's call held by another media node joins it over a node-to-node leg.
+    const home = caller.node ?? null;
+    await media.run(trx, caller, bridgeOpId(member.id), { kind: 'connect', peerCallId: agent.id, timeLimitSeconds, home });
+    await mediaOf(this.deps, agent).run(trx, agent, agentOpId(member.id), { kind: 'connect', peerCallId: caller.id, timeLimitSeconds, home });
     await this.left(trx, caller, moved, waited, clock);
   }
 

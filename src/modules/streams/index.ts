@@ -19,7 +19,9 @@ export const streamsModule: SwitchboardModule = {
     wiring.streamEvents.fill(streams);
     // Streams a crashed or restarted process left open end before this one serves (docs/media-streams.md).
     app.addHook('onReady', () => streams.endOrphans());
-    app.addHook('onClose', async () => {
+    // preClose: before the onClose hooks, where the carriers hang up their calls and stop their
+    // media workers; every open stream sends `stop` and its end is written while all still runs.
+    app.addHook('preClose', async () => {
       for (const carrier of carriers.voice.all()) await carrier.media.streams?.close();
     });
     app.addSchema(StreamSchema);

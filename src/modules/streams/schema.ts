@@ -42,7 +42,7 @@ export const StreamSchema = Type.Object({
   status_url: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([literals([...STREAM_STOP_REASONS, ...STREAM_FAILURES]), Type.Null()], {
     description: 'Stopped: completed (the app sent stop), remote_closed (the server closed the socket), call_ended, stopped (POST .../stop), '
-      + 'node_lost (the Switchboard process holding the socket crashed or restarted while the call went on). '
+      + 'node_lost (the Switchboard process holding the socket crashed, restarted or was stopped while the call went on). '
       + 'Failed: connect_refused, tls_error, handshake_status (the server answered the handshake with another status), timeout, url_not_allowed.',
   }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in a sentence.' }),

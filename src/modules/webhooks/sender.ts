@@ -1,9 +1,13 @@
 // The HTTP side of a delivery: pooled keep-alive connections (one undici Agent per URL
 // policy), a hard timeout, no redirects (a 3xx is a failed attempt), and a capped read of
 // the response body so a hostile receiver cannot make us buffer megabytes.
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
+import { lazyRequire } from '../../platform/lazy-require.ts';
 import type { Mode } from '../../store/platform-tables.ts';
 import { guardedLookup, type UrlPolicyConfig } from './url-policy.ts';
+
+/** Loaded on first use (see platform/lazy-require.ts). */
+const undici = lazyRequire<typeof Undici>('undici');
 
 /** Bytes of the response kept as the attempt's excerpt. */
 export const EXCERPT_BYTES = 4096;
@@ -36,15 +40,15 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 }
 
 export class WebhookSender {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Undici.Agent>();
 
   constructor(private readonly config: UrlPolicyConfig & { webhookTimeoutMs: number }) {}
 
-  private agentFor(mode: Mode, protocol: string): Agent {
+  private agentFor(mode: Mode, protocol: string): Undici.Agent {
     const key = `${mode}:${protocol}`;
     let agent = this.agents.get(key);
     if (!agent) {
-      agent = new Agent({
+      agent = new (undici().Agent)({
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 60_000,
         maxRedirections: 0,
@@ -61,7 +65,7 @@ export class WebhookSender {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const res = await request(url, {
+      const res = await undici().request(url, {
         method: 'POST',
         headers,
         body,

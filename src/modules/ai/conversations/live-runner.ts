@@ -27,7 +27,11 @@ import { replyRecord, type ConversationService } from './service.ts';
 import { TRANSFER_FAILED_TEXT, TRANSFER_RING_TIMEOUT } from './transfer-words.ts';
 import { round } from './timing.ts';
 
-/** Seconds of quiet that end a caller's utterance: short, as the caller waits on the agent meanwhile. */
+/**
+ * Seconds of quiet that end a caller's utterance when its words do not say whether it is
+ * finished; a complete line ends sooner and one that trails off ("and...", "um") waits longer
+ * (telephony/end-of-utterance.ts, the collect's `endOfUtterance: 'words'`).
+ */
 export const LIVE_SPEECH_TIMEOUT_SECONDS = 0.8;
 /**
  * Quiet before the greeting: the caller's phone may not play audio until a moment after our
@@ -157,12 +161,12 @@ export class LiveConversations implements MediaEvents {
 
   /** Orders the media operation the conversation now awaits (it commits with the turn). */
   private async order(trx: Trx, call: CallRow, conv: ConversationRow, agent: AgentRow, awaited: Awaited, text: string, leadSeconds = 0): Promise<void> {
-    const speak: PromptOp = { kind: 'speak', text, loop: 1, language: agent.language, voice: agent.voice === 'default' ? undefined : agent.voice };
+    const speak: PromptOp = { kind: 'speak', text, loop: 1, language: agent.language, voice: agent.voice === 'default' ? undefined : agent.voice, bySentence: true };
     const lead: PromptOp[] = leadSeconds > 0 ? [{ kind: 'silence', seconds: leadSeconds }] : [];
     const op: MediaOp = awaited === 'listen'
       ? {
         kind: 'collect', prompts: [...lead, speak], bargeIn: true, dtmf: false, speech: true, finishOnKey: '',
-        timeoutSeconds: LIVE_LISTEN_TIMEOUT_SECONDS, speechTimeoutSeconds: LIVE_SPEECH_TIMEOUT_SECONDS, hints: [],
+        timeoutSeconds: LIVE_LISTEN_TIMEOUT_SECONDS, speechTimeoutSeconds: LIVE_SPEECH_TIMEOUT_SECONDS, endOfUtterance: 'words', hints: [],
       }
       : speak;
     await this.carriers.named(call.carrier).media.run(trx, call, `${conv.id}:${conv.script_position}`, op);

@@ -7,7 +7,8 @@
 // before the model is called, and a model reply that is late, malformed or
 // cites nothing it was shown is discarded in favour of the DefaultEngine's
 // answer, with the reason recorded in `fallback_reason`.
-import { fetch } from 'undici';
+import type * as Undici from 'undici';
+import { lazyRequire } from '../../../platform/lazy-require.ts';
 import { DefaultEngine } from './default-engine.ts';
 import { SCORE_WEIGHTS, clampScore, overallScore, type ScorePartName } from './scoring.ts';
 import type {
@@ -21,6 +22,9 @@ import type {
   TranscriptTurn,
 } from './types.ts';
 import type { SearchHit } from './retrieval.ts';
+
+/** Loaded on first use (see platform/lazy-require.ts). */
+const undici = lazyRequire<typeof Undici>('undici');
 
 export interface LlmConfig {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1" */
@@ -96,7 +100,7 @@ export class GenerativeEngine implements ReceptionistEngine {
     const { baseUrl, apiKey, model, timeoutMs } = this.#config;
     let response;
     try {
-      response = await fetch(`${baseUrl}/chat/completions`, {
+      response = await undici().fetch(`${baseUrl}/chat/completions`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

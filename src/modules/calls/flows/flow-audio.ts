@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
+import type * as Undici from 'undici';
+import { lazyRequire } from '../../../platform/lazy-require.ts';
 import type { Mode } from '../../../store/platform-tables.ts';
 import type { Config } from '../../../config.ts';
 import { checkUrlShape } from '../../webhooks/url-policy.ts';
@@ -15,6 +16,9 @@ import { readPcm16Wav } from '../../../media/wav.ts';
 import type { FlowWebhookClient } from './flow-webhook.ts';
 import { definitionOf, type Verb } from './verbs/registry.ts';
 import type { CachedAudio } from './cached-audio.ts';
+
+/** Loaded on first use (see platform/lazy-require.ts). */
+const undici = lazyRequire<typeof Undici>('undici');
 
 /** A prompt is a few minutes of telephone audio at most; larger answers are refused. */
 export const AUDIO_MAX_BYTES = 10 * 1024 * 1024;
@@ -52,7 +56,7 @@ export class FlowAudio {
     let bytes: Buffer;
     try {
       const parsed = checkUrlShape(url, mode, this.config);
-      const res = await request(parsed, {
+      const res = await undici().request(parsed, {
         method: 'GET', headers: { accept: 'audio/wav, audio/x-wav' },
         dispatcher: this.http.agentFor(mode, parsed.protocol), signal: AbortSignal.timeout(AUDIO_TIMEOUT_MS),
       });

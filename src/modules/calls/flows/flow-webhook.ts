@@ -4,7 +4,8 @@
 // is waiting in silence) and a capped read. Whatever goes wrong becomes a named cause (and,
 // for an invalid document, the JSON path of the first error) for call.flow.failed; nothing
 // here throws for a bad answer.
-import { Agent, request } from 'undici';
+import type * as Undici from 'undici';
+import { lazyRequire } from '../../../platform/lazy-require.ts';
 import type { Mode } from '../../../store/platform-tables.ts';
 import type { Config } from '../../../config.ts';
 import type { Clock } from '../../../platform/clock.ts';
@@ -16,12 +17,15 @@ import { FLOW_LIMITS, type Verb } from './schema.ts';
 import { validateFlow } from './validate.ts';
 import { FLOW_FAILURE_CAUSES, type FlowFailure, type FlowFailureCause } from './flow-failure.ts';
 
+/** Loaded on first use (see platform/lazy-require.ts). */
+const undici = lazyRequire<typeof Undici>('undici');
+
 export { FLOW_FAILURE_CAUSES, type FlowFailure, type FlowFailureCause };
 
 export type FlowFetch = ({ ok: true; verbs: Verb[] } | ({ ok: false } & FlowFailure)) & { statusCode: number | null; latencyMs: number };
 
 export class FlowWebhookClient {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, Undici.Agent>();
 
   constructor(
     private readonly config: Config,
@@ -30,12 +34,12 @@ export class FlowWebhookClient {
   ) {}
 
   /** One keep-alive pool per mode and protocol, its DNS answers checked by the URL policy (flow-audio.ts fetches through it too). */
-  agentFor(mode: Mode, protocol: string): Agent {
+  agentFor(mode: Mode, protocol: string): Undici.Agent {
     const key = `${mode}:${protocol}`;
     let agent = this.agents.get(key);
     if (!agent) {
       const timeout = this.config.flowWebhookTimeoutMs;
-      agent = new Agent({
+      agent = new (undici().Agent)({
         keepAliveTimeout: 30_000, maxRedirections: 0, headersTimeout: timeout, bodyTimeout: timeout,
         connect: { timeout, lookup: guardedLookup(mode, protocol, this.config) as any },
       });
@@ -56,7 +60,7 @@ export class FlowWebhookClient {
     let text: string;
     try {
       const parsed = checkUrlShape(url, mode, this.config);
-      const res = await request(parsed, {
+      const res = await undici().request(parsed, {
         method: 'POST', headers: { ...headers, accept: 'application/json' }, body,
         dispatcher: this.agentFor(mode, parsed.protocol), signal: AbortSignal.timeout(this.config.flowWebhookTimeoutMs),
       });

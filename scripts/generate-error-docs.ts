@@ -54,6 +54,8 @@ ${fieldRows.join('\n')}
 - An enum error lists the allowed values: \`must be one of: queued, ringing, ...\`.
 - A body that is not a JSON object (an array, a string, a number) is refused as a whole: the
   \`detail\` says so and \`errors[]\` is absent. Invalid UTF-8 is \`malformed_json\`.
+- A body whose objects and arrays nest more than 64 levels deep is refused as a whole with
+  \`validation_failed\` (no \`errors[]\`); no request of this API needs more than a few levels.
 - An empty body with \`Content-Type: application/json\` means "no fields" (body-less actions
   such as \`POST /v1/calls/{id}/hangup\` accept it).
 - A query parameter the endpoint does not take is refused (\`unknown_field\`), so a typo such as

@@ -102,8 +102,9 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // low-lane files still took about 40% of a core from them (weight 110 each against 1024),
 // and a bridged SIP call's relayed media lost packets; at 19 (weight 15) they take what the
 // real-time files leave.
-// A few files outside those folders are real-time too: the SMPP crash test kills a server
-// while messages are in flight on a 3-per-second link and waits for its recovery; the sandbox
+// A few files outside those folders are real-time too: the SMPP crash tests kill a server
+// while messages are in flight (on a 3-per-second link, or in the middle of a batch, with 2 s
+// job leases a starved process would let lapse) and wait for its recovery; the sandbox
 // conference's mixer runs on the wall clock (scale 1), so at nice 19 on a loaded machine two
 // participants' lines, said two sandbox seconds apart, were mixed in the wrong order (and an
 // announcement's or a wait_url's conference never started within the test's wait); the
@@ -115,7 +116,7 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // database, so the real-time files of both run TEST_REALTIME_CONCURRENCY at a time in all (not
 // per database), and the cores stay busy to the end instead of each half ending on its slowest
 // file. A file never runs on two databases at once: live files own fixed RTP port ranges.
-const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
+const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/carriers/smpp-batch-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
   'test/contact-center/conference-wait-url.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
   'test/platform/transaction-deadline.test.ts'];
 const isRealTime = (file) => {

@@ -48,6 +48,8 @@ export interface Config {
   transactionTimeoutMs: number;
   /** Fault injection for tests: honour `X-Switchboard-Failpoint` headers (crash-before-response, hold-transaction:<ms>; never in production). */
   testFailpoints: boolean;
+  /** Tests only, with testFailpoints: the live messaging ledger kills the process in the middle of its first batch of two or more writes of this kind. */
+  testCrashInBatch: 'sending' | 'part' | 'receipt' | null;
   workerPollMs: number;
   /** How long a claimed job is leased before another worker may take it over (PostgreSQL). */
   jobLeaseMs: number;
@@ -90,6 +92,12 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+function crashInBatch(raw: string | undefined): Config['testCrashInBatch'] {
+  if (raw === undefined || raw === '') return null;
+  if (raw === 'sending' || raw === 'part' || raw === 'receipt') return raw;
+  throw new Error(`SWITCHBOARD_TEST_CRASH_IN_BATCH must be sending, part or receipt, got "${raw}"`);
 }
 
 function list(env: Env, name: string): string[] {
@@ -165,6 +173,7 @@ export function loadConfig(env: Env = process.env, flags: Flags = {}): Config {
     transactionGuard: bool(env, 'SWITCHBOARD_TRANSACTION_GUARD', false),
     transactionTimeoutMs: number(env, 'SWITCHBOARD_TRANSACTION_TIMEOUT_MS', 5_000),
     testFailpoints: bool(env, 'SWITCHBOARD_TEST_FAILPOINTS', false),
+    testCrashInBatch: crashInBatch(env.SWITCHBOARD_TEST_CRASH_IN_BATCH),
     workerPollMs: number(env, 'SWITCHBOARD_WORKER_POLL_MS', 200),
     jobLeaseMs: number(env, 'SWITCHBOARD_JOB_LEASE_MS', 30_000),
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,

@@ -55,6 +55,7 @@ export function buildCarriers({ platform, file, callStore, listeners }: CarrierI
     ? new LiveMessagingCarrier(file.links, {
       db: platform.database.db, jobs: platform.jobs, clock: platform.clock, log: (msg, extra) => platform.log.info(extra ?? {}, msg),
       publicUrl: (path) => platform.publicUrl.to(path),
+      crashInBatch: platform.config.testFailpoints ? platform.config.testCrashInBatch : null,
     })
     : null;
   return {

@@ -8,7 +8,16 @@
 //   either name, so refusing costs nothing; calling such a body "not JSON" would be untrue.
 import { Problem } from './problems.ts';
 
+/**
+ * How deep a body's objects and arrays may nest. A flow's verbs nest a few levels; thousands
+ * of levels (valid JSON) overflowed the stack of the recursive walks that read a body, a 500.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 export function parseJsonText(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new Problem('validation_failed', `The body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; no request needs more.`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -138,4 +147,20 @@ function forbidden(path: string[], key: string): Problem {
   return new Problem('validation_failed', `The body has the key "${key}" at ${field}: ${why}. Remove or rename it.`, {
     errors: [{ field, code: 'not_allowed', message: `"${key}" is not allowed as a key: ${why}` }],
   });
+}
+
+/** Whether the brackets of `text` (outside strings) open more than `limit` levels at once. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) { if (++depth > limit) return true; }
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }

@@ -39,6 +39,8 @@ export interface TestSmsc {
   receiptTiming: ReceiptTiming;
   receiptForm: ReceiptForm;
   receiptDelayMs: number;
+  /** While true, receipts are stored but not sent: they go out at the next bind after it is false again. */
+  holdReceipts: boolean;
   /** When the receipt for each destination went out (ms since epoch), for latency figures. */
   receiptSentAt: Map<string, number>;
   /** Answer the next n submit_sm with this status (ESME_RTHROTTLED 0x58, ESME_RMSGQFUL 0x14). */
@@ -70,6 +72,7 @@ export async function startTestSmsc(accounts: Record<string, string>, opts: { tl
     receiptTiming: 'after' as ReceiptTiming,
     receiptForm: 'tlv' as ReceiptForm,
     receiptDelayMs: 5,
+    holdReceipts: false,
     receiptSentAt: new Map(),
   });
 
@@ -174,7 +177,7 @@ export async function startTestSmsc(accounts: Record<string, string>, opts: { tl
   function deliverReceipt(messageId: string) {
     const receipt = unacknowledged.get(messageId);
     const session = receiver();
-    if (!receipt || receipt.on || !session) return; // no receiver now: the next bind gets it
+    if (!receipt || receipt.on || !session || smsc.holdReceipts) return; // no receiver now (or held): the next bind gets it
     receipt.on = session;
     session.send(new smpp.PDU('deliver_sm', receipt.options), (resp: Pdu) => {
       if (resp.command_status === 0) {

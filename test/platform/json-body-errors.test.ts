@@ -63,3 +63,27 @@ describe('malformed JSON says where', () => {
     assertMalformedAt(await post('/v1/keys', '{"name": "a"} x'), 1, 15);
   });
 });
+
+describe('a body nested too deep', () => {
+  // Found by the fuzzer: 3,000 levels of {"a":[...]} under a flow overflowed the stack of the
+  // walks that read it, a 500 on POST /v1/calls/{id}/flow.
+  const nested = (depth: number) => `{"flow":[${'{"a":['.repeat(depth)}{}${']}'.repeat(depth)}]}`;
+
+  test('is a 400 saying how deep is allowed, on every route, and the server goes on', async () => {
+    for (const path of ['/v1/calls/call_00000000000000000000000000/flow', '/v1/calls', '/v1/keys']) {
+      const res = await post(path, nested(3000));
+      assert.equal(res.status, 400, `${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'validation_failed');
+      assert.match(res.body.detail, /more than 64 levels deep/);
+    }
+    assert.equal((await sandbox.api().get('/v1/account')).status, 200);
+  });
+
+  test('63 levels are read (and judged on their content); brackets inside strings do not count', async () => {
+    // {"flow":[ is two levels, each {"a":[ two more, and the innermost {} one: 2 + 60 + 1.
+    const res = await post('/v1/calls/call_00000000000000000000000000/flow', nested(30));
+    assert.doesNotMatch(String(res.body.detail), /levels deep/, JSON.stringify(res.body));
+    const quoted = await post('/v1/keys', `{"name": "${'[{'.repeat(40)}"}`);
+    assert.equal(quoted.status, 200, JSON.stringify(quoted.body));
+  });
+});

@@ -4,8 +4,12 @@
 // message's move to `sent`), so a retried submission skips it: no duplicate after a
 // reconnect. A receipt finds its part by the carrier's id; one that arrives before that id is
 // committed (it overtook submit_sm_resp, or our commit) is parked in carrier_early_receipts
-// and applied when the part commits. A per-id lock keeps the two from missing each other on
-// this node; a periodic sweep matches what a crash or another node left parked.
+// and applied when the part commits. Every write of the ledger on this node goes through one
+// serial batcher (src/store/serial-batch.ts): a burst of `sending` moves, of parts accepted
+// (and `sent`), of receipts, commits as one transaction, and no two batches interleave, so a
+// receipt and its part never miss each other on this node; a periodic sweep matches what a
+// crash or another node left parked. Each caller acts (answers the deliver_sm, frees the
+// window slot, sends the submit_sm) only once its batch has committed.
 // A message's status follows all its parts: delivered when every part is (read, on WhatsApp,
 // when every part is read), else the first part that failed decides. The status a receipt
 // completes commits in the receipt's own transaction (or the last part's, for a receipt that
@@ -13,12 +17,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Trx } from '../../store/transaction.ts';
-import { inTransaction } from '../../store/transaction.ts';
+import { SerialBatcher } from '../../store/serial-batch.ts';
 import { lockUntilCommit } from '../../store/locks.ts';
 import { prepareFor, prepareStatement } from '../../store/prepared.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { MessageHandoffSink, MessageStatusSink, MessageWaitingSink, StatusReport } from '../messaging-carrier.ts';
-import { KeyedLock } from './keyed-lock.ts';
 import type { CarrierPartRow } from './tables.ts';
 
 // Every part of every live message runs these: compiled once.
@@ -53,13 +56,48 @@ export interface PartReceipt {
   error: string | null;
 }
 
+/** One write of the ledger, applied in a batch with the others of its burst. */
+export type LedgerWrite =
+  | { kind: 'sending'; messageId: string }
+  | { kind: 'part'; link: string; messageId: string; part: number; parts: number; carrierId: string; last: boolean }
+  | { kind: 'receipt'; receipt: PartReceipt };
+
+const WRITE_ORDER: Record<LedgerWrite['kind'], number> = { sending: 0, part: 1, receipt: 2 };
+
+/**
+ * How many writes one transaction takes at most: most of a window's burst, while a batch on a
+ * loaded PostgreSQL (a dozen round trips a write) stays well inside the transaction deadline
+ * (SWITCHBOARD_TRANSACTION_TIMEOUT_MS, 5 s by default; past it the batch is rolled back and
+ * each write applied alone, which is slower, not wrong).
+ */
+const BATCH_ITEMS = 32;
+
+export interface PartLedgerOptions {
+  /**
+   * Tests only (SWITCHBOARD_TEST_CRASH_IN_BATCH, with SWITCHBOARD_TEST_FAILPOINTS): the process
+   * kills itself in the middle of the first batch holding two writes of this kind or more,
+   * after the first of them was applied and before the commit.
+   */
+  crashInBatch?: LedgerWrite['kind'] | null;
+}
+
 export class PartLedger {
-  private readonly lock = new KeyedLock();
   private sink: MessageStatusSink | null = null;
   private waitingSink: MessageWaitingSink | null = null;
   private handoffSink: MessageHandoffSink | null = null;
+  private readonly writes: SerialBatcher<LedgerWrite, boolean>;
 
-  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock) {}
+  constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, opts: PartLedgerOptions = {}) {
+    const crashIn = opts.crashInBatch ?? null;
+    this.writes = new SerialBatcher(db, (trx, write) => this.applyWrite(trx, write), {
+      maxItems: BATCH_ITEMS,
+      // An SMSC sends a receipt right behind submit_sm_resp, so it often reaches the batch
+      // before its part (the part's commit waits on a few more promise turns): parts first,
+      // and the receipt finds its part instead of being parked and matched back.
+      order: (a, b) => WRITE_ORDER[a.kind] - WRITE_ORDER[b.kind],
+      ...(crashIn ? { afterItem: (items: readonly LedgerWrite[], i: number) => crashMidBatch(crashIn, items, i) } : {}),
+    });
+  }
 
   attach(sink: MessageStatusSink, waiting?: MessageWaitingSink, handoff?: MessageHandoffSink): void {
     this.sink = sink;
@@ -80,14 +118,8 @@ export class PartLedger {
    * The link is about to put the message on the wire: `queued` becomes `sending` (a retry
    * finds it there already). False when the message has already ended (nothing to send).
    */
-  async sending(messageId: string): Promise<boolean> {
-    try {
-      await this.requireSink()({ messageId, status: 'sending' });
-      return true;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'invalid_state_transition') return false;
-      throw err;
-    }
+  sending(messageId: string): Promise<boolean> {
+    return this.writes.add({ kind: 'sending', messageId });
   }
 
   /** Why the message still waits (its link is down): shown on the message, no event. */
@@ -101,11 +133,9 @@ export class PartLedger {
     return new Map(rows.map((r) => [r.part, r.carrier_message_id]));
   }
 
-  /** A part other than the last one was accepted: commit it on its own. */
+  /** A part other than the last one was accepted: it commits (with its burst). */
   async commitPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
-    await this.lock.run(`${link}\0${carrierId}`, () => inTransaction(this.db, async (trx) => {
-      if (await this.insertPart(trx, link, messageId, part, parts, carrierId)) await this.settle(trx, messageId);
-    }));
+    await this.writes.add({ kind: 'part', link, messageId, part, parts, carrierId, last: false });
   }
 
   /**
@@ -113,13 +143,7 @@ export class PartLedger {
    * transaction; then any receipts already in are applied.
    */
   async commitLastPart(link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<void> {
-    const sink = this.requireSink();
-    await this.lock.run(`${link}\0${carrierId}`, () => sink({ messageId, status: 'sent' }, async (trx) => {
-      // Receipts already in (parked for this part, or applied to earlier parts) may complete
-      // the message now: `sent` and `delivered` then commit together.
-      await this.insertPart(trx, link, messageId, part, parts, carrierId);
-      await this.settle(trx, messageId);
-    }));
+    await this.writes.add({ kind: 'part', link, messageId, part, parts, carrierId, last: true });
   }
 
   /** The carrier refused the message for good; `carrierCode` is its own code for why. */
@@ -127,20 +151,50 @@ export class PartLedger {
     await this.requireSink()({ messageId, status: 'failed', errorCode, errorMessage, ...(carrierCode !== undefined ? { carrierCode } : {}) });
   }
 
-  /** Applies one receipt (or parks it until its part commits). */
+  /** Applies one receipt (or parks it until its part commits), with the others of its burst. */
   async receipt(r: PartReceipt): Promise<void> {
-    await this.lock.run(`${r.link}\0${r.carrierIds[0]}`, () => inTransaction(this.db, async (trx) => {
-      const part = r.carrierIds.length === 1
-        ? (await partByCarrierId(trx, r.link, r.carrierIds[0]!))[0]
-        : await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
-          .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
-      if (!part) {
-        await parkReceipt(trx, r.link, r.carrierIds[0]!, r.state, r.error, this.clock.now().toISOString());
-        return;
+    await this.writes.add({ kind: 'receipt', receipt: r });
+  }
+
+  /** One write inside its batch's transaction. */
+  private async applyWrite(trx: Trx, write: LedgerWrite): Promise<boolean> {
+    if (write.kind === 'sending') {
+      try {
+        await this.requireSink()({ messageId: write.messageId, status: 'sending' }, undefined, trx);
+        return true;
+      } catch (err) {
+        // The message ended meanwhile (canceled, failed): refused before any statement ran,
+        // so the batch's transaction is intact and the others in it go on.
+        if ((err as { code?: string }).code === 'invalid_state_transition') return false;
+        throw err;
       }
-      await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
-      await this.settle(trx, part.message_id);
-    }));
+    }
+    if (write.kind === 'part') {
+      const { link, messageId, part, parts, carrierId } = write;
+      if (!write.last) {
+        if (await this.insertPart(trx, link, messageId, part, parts, carrierId)) await this.settle(trx, messageId);
+        return true;
+      }
+      // Receipts already in (parked for this part, or applied to earlier parts) may complete
+      // the message now: `sent` and `delivered` then commit together.
+      await this.requireSink()({ messageId, status: 'sent' }, async (t) => {
+        await this.insertPart(t, link, messageId, part, parts, carrierId);
+        await this.settle(t, messageId);
+      }, trx);
+      return true;
+    }
+    const r = write.receipt;
+    const part = r.carrierIds.length === 1
+      ? (await partByCarrierId(trx, r.link, r.carrierIds[0]!))[0]
+      : await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
+        .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
+    if (!part) {
+      await parkReceipt(trx, r.link, r.carrierIds[0]!, r.state, r.error, this.clock.now().toISOString());
+      return true;
+    }
+    await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
+    await this.settle(trx, part.message_id);
+    return true;
   }
 
   /** Matches parked receipts whose part has committed since (a crash, another node). */
@@ -204,6 +258,12 @@ export const STATE_OUTCOMES: Record<string, PartOutcome> = {
   DELIVRD: 'delivered', UNDELIV: 'undelivered', EXPIRED: 'undelivered', UNKNOWN: 'undelivered', DELETED: 'failed', REJECTD: 'failed',
   delivered: 'delivered', undelivered: 'undelivered', failed: 'failed', read: 'read',
 };
+
+/** The failpoint of PartLedgerOptions.crashInBatch. */
+function crashMidBatch(kind: LedgerWrite['kind'], items: readonly LedgerWrite[], index: number): void {
+  const ofKind = items.flatMap((w, i) => (w.kind === kind ? [i] : []));
+  if (ofKind.length >= 2 && ofKind[0] === index) process.kill(process.pid, 'SIGKILL');
+}
 
 function outcomeOfState(state: string): PartOutcome {
   return STATE_OUTCOMES[state] ?? 'undelivered';

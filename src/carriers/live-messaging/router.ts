@@ -11,7 +11,7 @@ import type { CarrierMessage, InboundSink, MessageHandoffSink, MessageStatusSink
 import { SmppMessaging } from '../smpp/carrier.ts';
 import { WhatsAppMessaging, type WebhookOutcome } from '../whatsapp/carrier.ts';
 import { HttpSmsMessaging, type HttpSmsWebhookOutcome } from '../http-sms/carrier.ts';
-import { PartLedger } from './parts.ts';
+import { PartLedger, type PartLedgerOptions } from './parts.ts';
 
 export interface LiveMessagingDeps {
   db: Kysely<Tables>;
@@ -20,6 +20,8 @@ export interface LiveMessagingDeps {
   log: (msg: string, extra?: object) => void;
   /** The absolute URL providers call for a path of ours (SWITCHBOARD_PUBLIC_URL). */
   publicUrl: (path: string) => string;
+  /** Test failpoint: see PartLedgerOptions. */
+  crashInBatch?: PartLedgerOptions['crashInBatch'];
 }
 
 const SWEEP_MS = 2000;
@@ -35,7 +37,7 @@ export class LiveMessagingCarrier implements MessagingCarrier {
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(private readonly links: CarrierLink[], private readonly deps: LiveMessagingDeps) {
-    this.ledger = new PartLedger(deps.db, deps.clock);
+    this.ledger = new PartLedger(deps.db, deps.clock, { crashInBatch: deps.crashInBatch ?? null });
     this.smpp = new SmppMessaging(deps.db, deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'smpp'), deps.log);
     this.whatsapp = new WhatsAppMessaging(deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'whatsapp'), deps.log);
     this.httpSms = new HttpSmsMessaging(deps.jobs, deps.clock, this.ledger, links.filter((l) => l.kind === 'http_sms'), deps.publicUrl, deps.log);

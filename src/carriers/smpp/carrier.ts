@@ -66,7 +66,7 @@ export class SmppMessaging {
       this.links.set(link.name, smppLink);
     }
     // A link that is down makes messages wait, never vanish: the job retries for days.
-    jobs.register<SubmitJob>(SMPP_SUBMIT_JOB, (job) => this.run(job), { maxAttempts: 10_000, backoffSeconds: (n) => Math.min(60, 2 ** n) });
+    jobs.register<SubmitJob>(SMPP_SUBMIT_JOB, (job, ctx) => this.run(job, ctx.attempt), { maxAttempts: 10_000, backoffSeconds: (n) => Math.min(60, 2 ** n) });
   }
 
   start(): void {
@@ -88,7 +88,8 @@ export class SmppMessaging {
     await this.jobs.enqueue(trx, SMPP_SUBMIT_JOB, job);
   }
 
-  private async run(job: SubmitJob): Promise<void> {
+  /** `attempt`: 1 on the job's first run (every claim counts one, a dead worker's included). */
+  private async run(job: SubmitJob, attempt: number): Promise<void> {
     const link = this.links.get(job.link);
     if (!link) {
       return this.ledger.fail(job.messageId, 'carrier_unavailable', `The SMPP link "${job.link}" is no longer in the carriers file.`);
@@ -101,7 +102,7 @@ export class SmppMessaging {
     }
     if (!(await this.ledger.sending(job.messageId))) return; // it ended meanwhile
     try {
-      await this.submitParts(job, link);
+      await this.submitParts(job, link, attempt);
     } catch (err) {
       if (err instanceof SmppUnavailable) {
         await this.ledger.waiting(job.messageId, `The SMPP link "${job.link}" could not take the message yet (${err.message}); retrying.`);
@@ -110,10 +111,11 @@ export class SmppMessaging {
     }
   }
 
-  private async submitParts(job: SubmitJob, link: SmppLink): Promise<void> {
+  private async submitParts(job: SubmitJob, link: SmppLink, attempt: number): Promise<void> {
     const bind = link.config;
     const parts = encodeSms(job.body, { gsm7DataCoding: bind.gsm7_data_coding, longMessages: bind.long_messages, reference: job.reference });
-    const done = await this.ledger.committed(job.messageId);
+    // Only a run after an earlier one (a retry, or a claim after a crash) can find parts committed.
+    const done = attempt > 1 ? await this.ledger.committed(job.messageId) : new Map<number, string>();
     for (const [i, part] of parts.entries()) {
       if (done.has(i + 1)) continue; // accepted before a crash or a dropped connection
       // The part row commits while the submit still holds its window slot (link.ts).

@@ -14,7 +14,7 @@ export class SmppBindError extends Error {
   }
 }
 
-/** Connects and binds; resolves with the bound session or rejects with a readable reason. */
+/** Connects and binds; resolves with the bound session, paused (resume it once listening), or rejects with a readable reason. */
 export function openSession(bind: SmppBindConfig, command: BindCommand, timeoutMs: number): Promise<Session> {
   return new Promise((resolve, reject) => {
     const session = smpp.connect({
@@ -43,6 +43,10 @@ export function openSession(bind: SmppBindConfig, command: BindCommand, timeoutM
         clearTimeout(timer);
         session.removeAllListeners('error');
         session.removeAllListeners('close');
+        // PDUs read in the same chunk as bind_resp (an SMSC resending stored receipts right
+        // after the bind) would be emitted before the caller's listeners are on, and lost
+        // unanswered: the session waits, paused, until the caller resumes it.
+        session.pause();
         resolve(session);
       });
     });
@@ -59,6 +63,7 @@ export function closeSession(session: Session, timeoutMs = 2000): Promise<void> 
     };
     const timer = setTimeout(done, timeoutMs);
     session.on('error', () => {});
+    session.resume(); // a session fresh from openSession is paused: it must read unbind_resp
     if (!session.send(new smpp.PDU('unbind', {}), done)) done();
   });
 }

@@ -181,6 +181,7 @@ export class SmppLink extends EventEmitter {
         },
       );
     });
+    session.resume(); // openSession hands it over paused, so nothing arrived before these listeners
   }
 
   private lost(session: Session, reason: string): void {

@@ -1,7 +1,7 @@
 // Phone numbers: search the inventory, provision, update, release, and the state changes
 // ports make (porting -> active fires `number.ported`). Every change commits with its event.
 import { fetchPage } from '../../platform/pagination.ts';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../store/tables.ts';
 import type { Mode, NumberRow } from '../../store/platform-tables.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -18,9 +18,15 @@ import { assertOneVoiceHandler, checkVoiceConfig, type InboundMedia } from './vo
 import { prepareFor } from '../../store/prepared.ts';
 
 // Every message and call looks its number up by phone number: compiled once.
+/**
+ * `'released'` is written into the SQL, not bound: the lookup goes through the partial index
+ * numbers_phone_in_use (WHERE status <> 'released'), and SQLite matches a bound value against
+ * that WHERE only by re-preparing the statement on every run (a run took four to five times
+ * as long bound as literal; docs/benchmarks.md, "Live SMS in batches").
+ */
 const numberByPhone = prepareFor((db, accountId: string, mode: Mode, phoneNumber: string) => db.selectFrom('numbers').selectAll()
   .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber)
-  .where('status', '!=', 'released').orderBy('id', 'desc'), 3);
+  .where('status', '!=', sql.lit('released')).orderBy('id', 'desc'), 3);
 const activeLiveNumber = prepareFor((db, phoneNumber: string) => db.selectFrom('numbers').selectAll()
   .where('mode', '=', 'live').where('phone_number', '=', phoneNumber).where('status', '=', 'active'), 1);
 

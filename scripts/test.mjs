@@ -199,10 +199,13 @@ async function runLanes(specs) {
   await new Promise((allDone) => {
     const state = specs.map((spec) => ({ spec, queue: [...spec.jobs], active: 0 }));
     const fill = () => {
-      // A lane with nothing left to start lends its free slots to a lane that may borrow (the
-      // low-priority one): when the real-time files are done, the others use their cores.
+      // A lane that has finished lends its slots to a lane that may borrow (the low-priority
+      // one): when the real-time files are done, the others use their cores. Not before: the
+      // low lane's PostgreSQL work runs in server processes at normal priority, and with three
+      // more low files beside the last real-time files (load 29) a sandbox conference's
+      // recording lost words.
       let spare = 0;
-      for (const lane of state) if (lane.queue.length === 0) spare += Math.max(0, lane.spec.concurrency - lane.active);
+      for (const lane of state) if (lane.queue.length === 0 && lane.active === 0) spare += lane.spec.concurrency;
       for (const lane of state) {
         for (;;) {
           const own = lane.active < lane.spec.concurrency;

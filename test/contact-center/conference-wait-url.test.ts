@@ -61,8 +61,9 @@ describe('issue 25: a conference verb\'s wait_url', () => {
       conference: { id: conferenceId, name, status: 'waiting', participant_count: 1 },
     });
     await waitForRunning(api(), waiting, 0);
-    // Two passes (2.4 s each: four words and the pause) before the host starts it.
-    await advance(5);
+    // At least two whole passes (2.4 s each: four words and the pause) before the host starts
+    // it, whatever part of a pass the recording began in: three passes' time.
+    await advance(8);
     const host = await place([{ conference: { name, beep: false, wait_url: `${app.url}/wait` } }, { hangup: {} }]);
     await sandbox.receiver.waitFor((events) => events.some((e) => e.type === 'conference.started' && e.data.object.id === conferenceId), 20_000);
     await advance(2);

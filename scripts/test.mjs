@@ -114,7 +114,8 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // announcement's or a wait_url's conference never started within the test's wait); the
 // sandbox monitor mixes a supervisor into a bridge the same way; and a worker answering after
 // its caller hung up needs the caller's hang-up to land within the worker's 3 s ring; the
-// transaction deadline's test measures that others are answered while a transaction is held.
+// transaction deadline's test, and the clock-advance fuzzer, measure that other tenants are
+// answered (within 4 s) while a transaction is held or a clock advances.
 // TEST_LANES=0 runs every file in one lane.
 // With several databases the lanes are shared: a real-time slot takes the next file of either
 // database, so the real-time files of both run TEST_REALTIME_CONCURRENCY at a time in all (not
@@ -122,7 +123,7 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // file. A file never runs on two databases at once: live files own fixed RTP port ranges.
 const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/carriers/smpp-batch-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
   'test/contact-center/conference-wait-url.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
-  'test/platform/transaction-deadline.test.ts'];
+  'test/platform/transaction-deadline.test.ts', 'test/security/fuzz-clock-advance.test.ts'];
 const isRealTime = (file) => {
   const path = file.split('\\').join('/');
   return /^test\/(sip|voice)\//.test(path) || REAL_TIME_FILES.includes(path);

@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): the sandbox monitor mixes a supervisor into a bridge on
+// the wall clock (scale 1), like a conference.
 // Issue 26, supervisors in the sandbox, through HTTP only (both databases): a caller waits in a
 // queue and an agent's call takes it (a dequeue verb: what a routed worker's call runs), so the
 // two are connected. A supervisor is called with POST /v1/calls/{id}/monitor and, once it

@@ -8,27 +8,25 @@
 // the hang-up after goodbye, and the events at a real webhook receiver.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
+import type { TestServer, CreatedAccount } from '../helpers/server.ts';
 import type { WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { subscribeAll } from '../helpers/subscribe.ts';
 import { freeUdpPort, peerAvailable, runSipp, SCENARIOS } from '../helpers/sipp.ts';
 import { startBaresip } from '../helpers/baresip.ts';
 import { matchAudio } from '../helpers/audio-match.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
-import { createFixtureAgent, fixture } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, speechSection, fakeSpeechBySentence, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { fixture } from '../helpers/ai.ts';
+import { spoken, startLiveReceptionist, type LiveReceptionist } from '../helpers/live-receptionist.ts';
+import { fakeSpeechBySentence, FAKE_TTS_RATE, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
 import { encodeWav } from '../../src/media/wav.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
 import { toLineRate } from '../../src/media/resample.ts';
-import { readPcm16Wav } from '../../src/media/wav.ts';
 
 const hasPeers = peerAvailable('sipp') && peerAvailable('baresip') && peerAvailable('flite');
 const NUMBER = '+14155550142';
-const KEY = 'sk-test-ai-live';
 const RATE = 8000;
 const QUESTION = 'What are your hours on Wednesday?';
 const GOODBYE = 'Great, thanks so much. Goodbye.';
@@ -39,30 +37,9 @@ let acct: CreatedAccount;
 let receiver: WebhookReceiver;
 let api: FakeOpenAiAudio;
 let sipPort: number;
-let carriersFile: string;
+let setup: LiveReceptionist;
 let agentId: string;
 const clips = new Map<string, Int16Array>();
-
-function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
-
-/** A caller's line spoken by flite (8 kHz). */
-function spoken(text: string): Int16Array {
-  const file = join(mkdtempSync(join(tmpdir(), 'sb-flite-')), 'line.wav');
-  const run = spawnSync('flite', ['-t', text, '-o', file]);
-  assert.equal(run.status, 0, String(run.stderr));
-  const { sampleRate, samples } = readPcm16Wav(readFileSync(file));
-  return toLineRate(samples, sampleRate);
-}
 
 /** What audio sounds like after the line's µ-law. */
 const onTheLine = (pcm: Int16Array) => decodeG711('PCMU', encodeG711('PCMU', pcm));
@@ -79,37 +56,18 @@ function script(lines: Array<[number, string]>, total: number): Int16Array {
 
 before(async () => {
   if (!hasPeers) return;
-  api = await startFakeOpenAiAudio(KEY);
+  setup = await startLiveReceptionist({ number: NUMBER, key: 'sk-test-ai-live', rtp: [45000, 45998], transfer: 'refer' });
+  ({ t, acct, speech: api, sipPort, agentId } = setup);
   for (const line of [QUESTION, GOODBYE, PERSON]) {
     clips.set(line, spoken(line));
     api.teach(line, onTheLine(clips.get(line)!));
   }
-  sipPort = await freeUdpPort();
-  process.env.TEST_AI_LIVE_KEY = KEY;
-  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-ai-live-')), 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 45000, port_max: 45998 }',
-    '  trunks:',
-    `    - { name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.0/8], codecs: [PCMU], transfer: refer }`,
-    ...speechSection(api, 'TEST_AI_LIVE_KEY'),
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', NUMBER, '--trunk', 'carrier', '--json');
-  assert.equal(imported.status, 0, imported.stderr);
-  const numberId = (JSON.parse(imported.stdout) as { id: string }).id;
   receiver = await subscribeAll(t, acct.keys.live);
-  ({ agent: { id: agentId } } = await createFixtureAgent(t, acct.keys.live, numberId));
 });
 
 after(async () => {
   await receiver?.close();
-  await t?.close();
-  await api?.close();
+  await setup?.close();
 });
 
 const live = () => t.as(acct.keys.live);

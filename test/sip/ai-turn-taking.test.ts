@@ -9,22 +9,15 @@
 // answered, and the complete goodbye ends the call. No durations are asserted.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer, type CreatedAccount } from '../helpers/server.ts';
-import { freeUdpPort, peerAvailable, runSipp, SCENARIOS } from '../helpers/sipp.ts';
+import { peerAvailable, runSipp, SCENARIOS } from '../helpers/sipp.ts';
 import { writeRtpPcap } from '../helpers/pcap.ts';
-import { createFixtureAgent } from '../helpers/ai.ts';
-import { startFakeOpenAiAudio, speechSection, type FakeOpenAiAudio } from '../helpers/openai-audio.ts';
+import { spoken as flite, startLiveReceptionist, type LiveReceptionist } from '../helpers/live-receptionist.ts';
 import { decodeG711, encodeG711 } from '../../src/carriers/rtp/g711.ts';
-import { toLineRate } from '../../src/media/resample.ts';
-import { readPcm16Wav } from '../../src/media/wav.ts';
 
 const hasPeers = peerAvailable('sipp') && peerAvailable('flite');
-const NUMBER = '+14155550143';
-const KEY = 'sk-test-ai-turn';
 const RATE = 8000;
 const FIRST_WORDS = 'Could you tell me';
 const REST = 'your hours on Wednesday?';
@@ -33,19 +26,11 @@ const GOODBYE = 'Great, thanks so much. Goodbye.';
 /** The hesitation: longer than the 0.3 s + 0.8 s of quiet that ended a line before issue 29. */
 const PAUSE_SECONDS = 1.6;
 
-let t: TestServer;
-let acct: CreatedAccount;
-let api: FakeOpenAiAudio;
-let sipPort: number;
-let carriersFile: string;
+let live: LiveReceptionist;
 
-/** flite's words at 8 kHz as the line carries them, without flite's own leading and trailing quiet. */
+/** flite's words as the line carries them (µ-law), without flite's own leading and trailing quiet. */
 function spoken(text: string): Int16Array {
-  const file = join(mkdtempSync(join(tmpdir(), 'sb-flite-')), 'line.wav');
-  const run = spawnSync('flite', ['-t', text, '-o', file]);
-  assert.equal(run.status, 0, String(run.stderr));
-  const { sampleRate, samples } = readPcm16Wav(readFileSync(file));
-  const pcm = decodeG711('PCMU', encodeG711('PCMU', toLineRate(samples, sampleRate)));
+  const pcm = decodeG711('PCMU', encodeG711('PCMU', flite(text)));
   let from = 0;
   let to = pcm.length;
   while (from < to && Math.abs(pcm[from]!) < 300) from++;
@@ -63,52 +48,21 @@ function joined(...parts: Int16Array[]): Int16Array {
   return out;
 }
 
-function cli(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
-}
-
 const clips = new Map<string, Int16Array>();
 
 before(async () => {
   if (!hasPeers) return;
-  api = await startFakeOpenAiAudio(KEY);
+  live = await startLiveReceptionist({ number: '+14155550143', key: 'sk-test-ai-turn', rtp: [61000, 61198] });
   const first = spoken(FIRST_WORDS);
   clips.set(PAUSED_LINE, joined(first, new Int16Array(Math.round(PAUSE_SECONDS * RATE)), spoken(REST)));
   clips.set(GOODBYE, spoken(GOODBYE));
-  api.teach(FIRST_WORDS, first);
-  api.teach(PAUSED_LINE, clips.get(PAUSED_LINE)!);
-  api.teach(GOODBYE, clips.get(GOODBYE)!);
-  sipPort = await freeUdpPort();
-  process.env.TEST_AI_TURN_KEY = KEY;
-  carriersFile = join(mkdtempSync(join(tmpdir(), 'sb-ai-turn-')), 'carriers.yaml');
-  writeFileSync(carriersFile, [
-    'sip:',
-    `  listen: { host: 127.0.0.1, udp_port: ${sipPort} }`,
-    '  public_host: 127.0.0.1',
-    '  rtp: { port_min: 61000, port_max: 61198 }',
-    '  trunks:',
-    `    - { name: carrier, host: 127.0.0.1, port: ${await freeUdpPort()}, inbound_sources: [127.0.0.0/8], codecs: [PCMU] }`,
-    ...speechSection(api, 'TEST_AI_TURN_KEY'),
-    '',
-  ].join('\n'));
-  t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
-  acct = await t.createAccount('growth');
-  const imported = await cli('numbers', 'import', '--account', acct.account.id, '--number', NUMBER, '--trunk', 'carrier', '--json');
-  assert.equal(imported.status, 0, imported.stderr);
-  await createFixtureAgent(t, acct.keys.live, (JSON.parse(imported.stdout) as { id: string }).id);
+  live.speech.teach(FIRST_WORDS, first);
+  live.speech.teach(PAUSED_LINE, clips.get(PAUSED_LINE)!);
+  live.speech.teach(GOODBYE, clips.get(GOODBYE)!);
 });
 
 after(async () => {
-  await t?.close();
-  await api?.close();
+  await live?.close();
 });
 
 interface Turn { speaker: string; text: string; action: string | null }
@@ -127,12 +81,12 @@ describe('issue 29: a live caller who pauses mid-sentence is not cut off', { ski
     const scenario = join(dir, 'uac-inbound-speak.xml');
     writeFileSync(scenario, readFileSync(join(SCENARIOS, 'uac-inbound.xml'), 'utf8')
       .replace('<recv request="BYE"/>', `<nop><action><exec play_pcap_audio="${join(dir, 'caller.pcap')}"/></action></nop>\n  <recv request="BYE"/>`));
-    const sipp = await runSipp({ scenario, remote: `127.0.0.1:${sipPort}`, args: ['-s', NUMBER], timeoutSeconds: 70 });
+    const sipp = await runSipp({ scenario, remote: `127.0.0.1:${live.sipPort}`, args: ['-s', live.number], timeoutSeconds: 70 });
     const result = await sipp.done;
     assert.equal(result.code, 0, `the agent hung up after the goodbye (SIPp: ${result.errors})`);
 
-    const list = (await t.as(acct.keys.live).get('/v1/ai/conversations?limit=1')).body as { data: Array<{ id: string }> };
-    const conversation = (await t.as(acct.keys.live).get(`/v1/ai/conversations/${list.data[0]!.id}`)).body as { transcript: Turn[] };
+    const list = (await live.t.as(live.acct.keys.live).get('/v1/ai/conversations?limit=1')).body as { data: Array<{ id: string }> };
+    const conversation = (await live.t.as(live.acct.keys.live).get(`/v1/ai/conversations/${list.data[0]!.id}`)).body as { transcript: Turn[] };
     const transcript = conversation.transcript;
     assert.deepEqual(transcript.map((turn) => [turn.speaker, turn.action]), [
       ['agent', 'greet'], ['caller', null], ['agent', 'answer'], ['caller', null], ['agent', 'end'],
@@ -141,6 +95,6 @@ describe('issue 29: a live caller who pauses mid-sentence is not cut off', { ski
     assert.match(transcript[2]!.text, /10:00 a\.m\. to 7:00 p\.m\./);
     assert.equal(transcript[3]!.text, GOODBYE);
     // The pause was judged on the words before it: they reached speech-to-text on their own.
-    assert.ok(api.requests.some((r) => r.heard === FIRST_WORDS), 'the words before the pause were recognised on their own');
+    assert.ok(live.speech.requests.some((r) => r.heard === FIRST_WORDS), 'the words before the pause were recognised on their own');
   });
 });

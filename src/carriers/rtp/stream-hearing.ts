@@ -5,10 +5,23 @@
 // whose audio is more than three frames overdue goes as silence (then its packet, if it comes,
 // is dropped as late), and while the far end sends nothing (before its first packet, on hold) a
 // frame of silence goes every tick, so the stream still gets one every 20 ms.
+//
+// Overdue is measured on the far end's own clock: against when the frame's audio would have
+// come had the far end kept the pace of its quickest packet so far, in real time. Counting from
+// the stream's first tick instead put the deadline of every frame at the moment its audio was
+// due: a stream starts before the far end's first packet (it speaks once answered), the silence
+// sent meanwhile runs three frames behind the tick, and the far end's first frame comes next, so
+// a packet later than the first by a few milliseconds (or a 30 ms packet, which completes a
+// frame and a half) was cut. Ticks are no clock for it either: after a stall, the media worker
+// reads the packets that waited (rtp/ticker.ts) and then plays the missed ticks at once.
+import { performance } from 'node:perf_hooks';
 import { LINE_FRAME_SAMPLES as FRAME_SAMPLES } from '../streams/audio-format.ts';
 
+const FRAME_MS = 20;
+const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
+
 /**
- * How many frames behind the clock the stream may fall waiting for a packet before it is
+ * How many frames (of 20 ms) behind the far end's pace a packet may come before its audio is
  * given up as lost: the call's own reordering window (jitter-buffer.ts, 60 ms), so the stream
  * loses no more to jitter than the call does. Frames that arrive in order do not wait for it.
  */
@@ -29,12 +42,18 @@ export class StreamHearing {
   private position = 0;
   private base: number | undefined;
   private ssrc: number | undefined;
-  /** Ticks since the first stream came, and frames sent since: the deadline keeps them within OVERDUE_FRAMES. */
+  /** Ticks since the first stream came: the deadline until the far end's first packet. */
   private ticks = 0;
-  private sent = 0;
+  /**
+   * The far end's pace, in ms of `now`: the least, over its packets on this timeline, of when one
+   * came minus the ms of audio it reaches, so the audio up to sample s was due by pace + s / SAMPLES_PER_MS.
+   * Undefined until its first packet.
+   */
+  private pace: number | undefined;
   private readonly frame = new Int16Array(FRAME_SAMPLES);
 
-  constructor(private readonly hear: (pcm: Int16Array) => void) {}
+  /** @param now milliseconds on a steady clock (a test passes its own) */
+  constructor(private readonly hear: (pcm: Int16Array) => void, private readonly now: () => number = () => performance.now()) {}
 
   /** A packet's decoded audio: every frame now complete in order is sent at once. */
   push(ssrc: number, timestamp: number, pcm: Int16Array): void {
@@ -42,6 +61,7 @@ export class StreamHearing {
       this.ssrc = ssrc;
       this.base = (timestamp - this.position) >>> 0;
       this.slots = [];
+      this.pace = undefined; // a new timeline keeps its own pace
     }
     const offset = (timestamp - this.base) | 0;
     if (offset + pcm.length <= this.position) return; // its frame already went (as silence)
@@ -49,15 +69,28 @@ export class StreamHearing {
     while (i > 0 && (this.slots[i - 1] as Slot).offset > offset) i--;
     if (i > 0 && (this.slots[i - 1] as Slot).offset === offset) return; // a duplicate
     this.slots.splice(i, 0, { offset, pcm });
+    const pace = this.now() - (offset + pcm.length) / SAMPLES_PER_MS;
+    if (this.pace === undefined || pace < this.pace) this.pace = pace;
     while (this.complete()) this.send();
   }
 
   /** The 20 ms tick: a frame more than OVERDUE_FRAMES overdue goes now, with what arrived of it. */
   tick(): void {
     this.ticks += 1;
-    while (this.sent < this.ticks - OVERDUE_FRAMES) this.send();
+    const now = this.now();
+    while (this.overdue(now)) this.send();
     // Past a lost packet, what arrived after it may be whole now.
     while (this.complete()) this.send();
+  }
+
+  /**
+   * Whether the next frame's audio is more than OVERDUE_FRAMES late: against the far end's pace
+   * once it has sent; until then against the ticks, so silence comes one frame a tick.
+   */
+  private overdue(now: number): boolean {
+    if (this.pace === undefined) return this.ticks - this.position / FRAME_SAMPLES > OVERDUE_FRAMES;
+    const dueAt = this.pace + (this.position + FRAME_SAMPLES) / SAMPLES_PER_MS;
+    return now - dueAt > OVERDUE_FRAMES * FRAME_MS;
   }
 
   /** Whether the samples of the next frame have all arrived. */
@@ -86,7 +119,6 @@ export class StreamHearing {
       else break;
     }
     this.position = end;
-    this.sent += 1;
     this.hear(this.frame);
   }
 }

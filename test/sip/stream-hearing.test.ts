@@ -5,7 +5,8 @@
 // that sends nothing still gives a frame of silence per tick. Lateness is measured against the
 // far end's pace, so a far end that starts after the stream (always: it speaks once answered)
 // keeps the whole window for its jitter, and a stalled media worker's catch-up loses nothing
-// that had reached its socket. Time is the test's own clock: nothing here depends on timing.
+// that had reached its socket; the pace follows a far end whose clock runs slow. Time is the
+// test's own clock: nothing here depends on timing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { StreamHearing } from '../../src/carriers/rtp/stream-hearing.ts';
@@ -121,4 +122,25 @@ test('a stalled media worker: the packets that waited in its socket are read, th
     push(n);
   }
   assert.deepEqual(heard.slice(silence), frames(20));
+});
+
+test('a far end whose clock runs 0.5% slow for two minutes: its pace is followed, no frame is given up', () => {
+  const heard: number[] = [];
+  let ms = 0;
+  const hearing = new StreamHearing((pcm) => heard.push(pcm[0] === pcm[159] ? pcm[0]! : -1), () => ms);
+  // Packet n (20 ms of its audio) comes at 100 + n x 20.1 ms of our clock, a tick every 20 ms:
+  // it falls a frame behind our clock every 4 s, the whole 60 ms window after 12 s.
+  const N = 6000;
+  let next = 0;
+  for (let tick = 1; next < N; tick++) {
+    while (next < N && 100 + next * 20.1 <= tick * 20) {
+      ms = 100 + next * 20.1;
+      hearing.push(SSRC, (T0 + 160 * next) >>> 0, frameOf(next + 1));
+      next++;
+    }
+    ms = tick * 20;
+    hearing.tick();
+  }
+  const start = heard.findIndex((frame) => frame !== 0);
+  assert.deepEqual(heard.slice(start), frames(N), 'every frame heard, in order, none as silence');
 });

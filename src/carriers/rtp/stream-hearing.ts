@@ -18,6 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { LINE_FRAME_SAMPLES as FRAME_SAMPLES } from '../streams/audio-format.ts';
 
 const FRAME_MS = 20;
+/** How long the quickest packet sets the pace before the next window's quickest takes over. */
+const PACE_WINDOW_MS = 2000;
 const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
 
 /**
@@ -45,11 +47,14 @@ export class StreamHearing {
   /** Ticks since the first stream came: the deadline until the far end's first packet. */
   private ticks = 0;
   /**
-   * The far end's pace, in ms of `now`: the least, over its packets on this timeline, of when one
-   * came minus the ms of audio it reaches, so the audio up to sample s was due by pace + s / SAMPLES_PER_MS.
-   * Undefined until its first packet.
+   * The far end's pace, in ms of `now`: the least, over its recent packets on this timeline, of
+   * when one came minus the ms of audio it reaches, so the audio up to sample s was due by
+   * pace + s / SAMPLES_PER_MS. Undefined until its first packet.
    */
   private pace: number | undefined;
+  /** The least of the current window's packets, and when that window began (see PACE_WINDOW_MS). */
+  private windowPace: number | undefined;
+  private windowStart = 0;
   private readonly frame = new Int16Array(FRAME_SAMPLES);
 
   /** @param now milliseconds on a steady clock (a test passes its own) */
@@ -62,6 +67,7 @@ export class StreamHearing {
       this.base = (timestamp - this.position) >>> 0;
       this.slots = [];
       this.pace = undefined; // a new timeline keeps its own pace
+      this.windowPace = undefined;
     }
     const offset = (timestamp - this.base) | 0;
     if (offset + pcm.length <= this.position) return; // its frame already went (as silence)
@@ -69,8 +75,7 @@ export class StreamHearing {
     while (i > 0 && (this.slots[i - 1] as Slot).offset > offset) i--;
     if (i > 0 && (this.slots[i - 1] as Slot).offset === offset) return; // a duplicate
     this.slots.splice(i, 0, { offset, pcm });
-    const pace = this.now() - (offset + pcm.length) / SAMPLES_PER_MS;
-    if (this.pace === undefined || pace < this.pace) this.pace = pace;
+    this.keepPace(this.now(), offset + pcm.length);
     while (this.complete()) this.send();
   }
 
@@ -81,6 +86,32 @@ export class StreamHearing {
     while (this.overdue(now)) this.send();
     // Past a lost packet, what arrived after it may be whole now.
     while (this.complete()) this.send();
+  }
+
+  /**
+   * A packet reaching sample `reaches` came at `now`. An early packet sets the pace at once; a
+   * late one never does, but the pace is also taken again from each window's quickest packet,
+   * so it follows a far end whose clock runs slower than ours (sound cards and carriers drift by
+   * up to hundreds of parts per million): kept from the call's first packet, the pace would fall
+   * behind such a far end by 60 ms within minutes, and from then on every frame would go as
+   * silence just before its packet came.
+   */
+  private keepPace(now: number, reaches: number): void {
+    const pace = now - reaches / SAMPLES_PER_MS;
+    if (this.pace === undefined) {
+      this.pace = pace;
+      this.windowStart = now;
+    } else if (pace < this.pace) {
+      this.pace = pace;
+    }
+    if (this.windowPace === undefined || pace < this.windowPace) this.windowPace = pace;
+    // Only ever later than the pace it replaces by what the far end fell behind: a window of
+    // late packets widens the deadline, never narrows it.
+    if (now - this.windowStart >= PACE_WINDOW_MS) {
+      this.pace = this.windowPace;
+      this.windowPace = undefined;
+      this.windowStart = now;
+    }
   }
 
   /**

@@ -64,7 +64,11 @@ const benches: Bench[] = [
     env: { BENCH_WARMUP_SECONDS: '2', BENCH_SECONDS: '5' },
     limitSeconds: 420,
     figures: [
-      { name: 'POST /v1/messages CPU per request', target: 'within 12x bare Fastify', unit: 'x bare', read: cpuTimes('POST /v1/messages'), met: (v) => v <= 12 },
+      // The target applies to the simulator-on row: issue 29 set it against that measure (822 µs
+      // beside 25 µs, the sandbox carrier's background steps included). The worker-off row is
+      // the request's own share, shown beside it so the two costs can be told apart.
+      { name: 'POST /v1/messages CPU per request (simulator on)', target: 'within 12x bare Fastify', unit: 'x bare', read: cpuTimes('POST /v1/messages'), met: (v) => v <= 12 },
+      { name: 'POST /v1/messages, worker off: the request alone', target: '(no target; row above)', unit: 'x bare', read: cpuTimes('POST /v1/messages, worker off') },
       { name: 'POST /v1/calls (Idempotency-Key, worker off) CPU per request', target: 'within 8x bare Fastify', unit: 'x bare', read: cpuTimes('POST /v1/calls, worker off'), met: (v) => v <= 8 },
       { name: 'GET /v1/account req/s share of bare Fastify', target: 'at least 75%', unit: '%', read: (out) => apiRow(out, 'GET /v1/account')?.ratio ?? null, met: (v) => v >= 75 },
     ],

@@ -11,6 +11,10 @@ import { IDEMPOTENCY_KEY_RETENTION_MS } from '../platform/idempotency-retention.
 import { sql } from 'kysely';
 import { inTransaction, type Trx } from '../store/transaction.ts';
 import type { JobQueue } from './queue.ts';
+import { prepareFor } from '../store/prepared.ts';
+
+/** Every sandbox message and call step reads its account's offset (three per simulated SMS): compiled once. */
+const offsetOf = prepareFor((db, accountId: string) => db.selectFrom('sandbox_clocks').select('offset_ms').where('account_id', '=', accountId), 1);
 
 export class SandboxClocks {
   /** `onChange` runs after a clock moves (the auth cache holds each key's clock offset). */
@@ -26,8 +30,7 @@ export class SandboxClocks {
    * connection, and a read on the plain database would wait for that transaction forever.
    */
   async offsetMs(accountId: string, db: Kysely<Tables> = this.database.db): Promise<number> {
-    const row = await db.selectFrom('sandbox_clocks').select('offset_ms')
-      .where('account_id', '=', accountId).executeTakeFirst();
+    const [row] = await offsetOf(db, accountId);
     return row ? Number(row.offset_ms) : 0;
   }
 

@@ -12,6 +12,13 @@
 // its insert on the unique index until the first commits; SQLite's one connection queues
 // it) and answers 409; its retry replays the first one's answer.
 //
+// On SQLite the claim and the answer are one INSERT, at the end: the request's transaction
+// holds the one writer from its first statement to its end, so no other request can write
+// the key in between, and an in-progress row would never be seen by anyone (it commits with
+// its answer or not at all). A duplicate that committed between our check and our first
+// statement makes that INSERT do nothing: the request rolls back and answers 409, as a
+// failed claim did. One statement fewer per idempotent request (issue 29).
+//
 // A stored response can hold a secret shown once (a new API key, a signing secret), so every
 // stored body is sealed with the server's secret key (see secret-box.ts): a database dump
 // alone never reveals one, and a replay still answers the same bytes.
@@ -31,13 +38,23 @@ import type { Mode } from '../store/platform-tables.ts';
 const findKey = prepareFor((db, accountId: string, mode: Mode, method: string, path: string, key: string) => db.selectFrom('idempotency_keys').selectAll()
   .where('account_id', '=', accountId).where('mode', '=', mode)
   .where('method', '=', method).where('path', '=', path).where('key', '=', key), 5);
-const claimKey = prepareFor((db, ...k: [string, string, Mode, string, string, string, string, string, string, string]) => db.insertInto('idempotency_keys')
+/** id, account_id, mode, method, path, key, request_hash, locked_until, created_at, expires_at. */
+type ClaimArgs = [string, string, Mode, string, string, string, string, string, string, string];
+const claimKey = prepareFor((db, ...k: ClaimArgs) => db.insertInto('idempotency_keys')
   .values({
     id: k[0], account_id: k[1], mode: k[2], method: k[3], path: k[4], key: k[5], request_hash: k[6], state: 'in_progress',
     response_status: null, response_body: null, response_content_type: null, locked_until: k[7], created_at: k[8], expires_at: k[9],
   })
   .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
   .returning('id'), 10);
+/** SQLite: the claim and its answer in one row, at the end (see the top of this file). */
+const insertAnswered = prepareFor((db, ...k: [...ClaimArgs, number, string, string]) => db.insertInto('idempotency_keys')
+  .values({
+    id: k[0], account_id: k[1], mode: k[2], method: k[3], path: k[4], key: k[5], request_hash: k[6], state: 'completed',
+    response_status: k[10], response_body: k[11], response_content_type: k[12], locked_until: k[7], created_at: k[8], expires_at: k[9],
+  })
+  .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
+  .returning('id'), 13);
 const storeAnswer = prepareStatement((db, status: number, body: string, contentType: string, id: string) => db.updateTable('idempotency_keys')
   .set({ state: 'completed', response_status: status, response_body: body, response_content_type: contentType })
   .where('id', '=', id), 4);
@@ -49,7 +66,8 @@ export const WRITE_METHODS = new Set(['POST', 'PATCH', 'DELETE']);
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyRowId: string | null;
+    /** The key row this request's answer is stored in (its claim's columns). */
+    idempotencyRow: ClaimArgs | null;
     idempotencyScope: RequestScope | null;
     /** Set once onSend began storing the answer: the deadline then fails it there. */
     idempotencyAnswering: boolean;
@@ -92,7 +110,9 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   const scoping = platform.database.scoping;
   const failpoints = platform.config.testFailpoints;
   const box = SecretBox.fromConfig(platform.config);
-  app.decorateRequest('idempotencyRowId', null);
+  /** SQLite writes the claim with the answer, at the end (see the top of this file). */
+  const claimWithAnswer = platform.database.engine === 'sqlite';
+  app.decorateRequest('idempotencyRow', null);
   app.decorateRequest('idempotencyScope', null);
   app.decorateRequest('idempotencyAnswering', false);
   app.decorateRequest('idempotencyKey', null);
@@ -135,14 +155,16 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
       return 'handler';
     }
 
-    const id = newId('request');
+    const row: ClaimArgs = [newId('request'), scope.account_id, mode, scope.method, path, key, requestHash,
+      new Date(now.getTime() + LOCK_MS).toISOString(), now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString()];
     return scoping.createScope(async () => {
-      // Inside the request's transaction: PostgreSQL holds this insert while another
-      // transaction holds the same key, then skips it if that one committed.
-      const [inserted] = await claimKey(db, id, scope.account_id, mode, scope.method, path, key, requestHash,
-        new Date(now.getTime() + LOCK_MS).toISOString(), now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString());
-      if (!inserted) throw inProgress(key); // a duplicate ran meanwhile: its retry replays it
-      request.idempotencyRowId = id;
+      if (!claimWithAnswer) {
+        // Inside the request's transaction: PostgreSQL holds this insert while another
+        // transaction holds the same key, then skips it if that one committed.
+        const [inserted] = await claimKey(db, ...row);
+        if (!inserted) throw inProgress(key); // a duplicate ran meanwhile: its retry replays it
+      }
+      request.idempotencyRow = row;
     });
   }
 
@@ -204,10 +226,19 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     }
     // A handler that made no query has not claimed its key yet: claim it now, with the answer.
     await runInScope(scope, () => scoping.begin(scope));
-    const id = request.idempotencyRowId!;
-    request.idempotencyRowId = null;
+    const row = request.idempotencyRow!;
+    request.idempotencyRow = null;
     const answer = storedAnswer(box, reply, payload);
-    await runInScope(scope, () => storeAnswer(db, answer.response_status, answer.response_body, answer.response_content_type, id));
+    if (claimWithAnswer) {
+      const [inserted] = await runInScope(scope, () => insertAnswered(db, ...row, answer.response_status, answer.response_body, answer.response_content_type));
+      if (!inserted) {
+        // A duplicate committed this key after our check: nothing of ours is kept; its retry replays it.
+        await finish(request, false);
+        throw inProgress(row[5]);
+      }
+    } else {
+      await runInScope(scope, () => storeAnswer(db, answer.response_status, answer.response_body, answer.response_content_type, row[0]));
+    }
     await finish(request, true);
     return payload;
   };

@@ -82,6 +82,30 @@ describe('Idempotency-Key', () => {
     assert.equal(retry.body.id, ok[0]!.body.id);
   });
 
+  test('a duplicate whose key check ran before the first one committed answers 409 and creates nothing', async () => {
+    // The webhook_url's host is looked up before a call's first statement, so each duplicate
+    // checks its key while the first is still resolving, and writes only after the first
+    // committed: on SQLite its claim-with-answer then finds the key taken and rolls back.
+    const fresh = await t.createAccount('scale');
+    const api = t.as(fresh.keys.sandbox);
+    const body = { from: fresh.numbers.sandbox[0], to: '+14155550100', record: false, webhook_url: 'http://localhost:9/dup' };
+    const responses = await Promise.all(Array.from({ length: 5 }, () => api.post('/v1/calls', body, { idempotencyKey: 'dup-after-check' })));
+    const ok = responses.filter((r) => r.status === 200);
+    const busy = responses.filter((r) => r.status === 409);
+    assert.equal(ok.length + busy.length, 5, `statuses: ${responses.map((r) => r.status).join(',')}`);
+    assert.equal(new Set(ok.map((r) => r.body.id)).size, 1, 'every success names the same call');
+    for (const r of busy) {
+      assert.equal(r.body.code, 'idempotency_key_in_progress');
+      assert.equal(r.headers.get('retry-after'), '1');
+    }
+    const calls = (await api.get('/v1/calls?limit=100')).body.data as Array<{ id: string }>;
+    assert.equal(calls.length, 1, 'one call, whatever the duplicates did before they rolled back');
+    const retry = await api.post('/v1/calls', body, { idempotencyKey: 'dup-after-check' });
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(retry.body.id, calls[0]!.id);
+  });
+
   test('errors are replayed too (a 4xx outcome is the outcome)', async () => {
     const api = t.as(acct.keys.sandbox);
     const missing = await api.post('/v1/keys/key_01jd8x0v6kf5b9w3t2q1r0p9n8/revoke', undefined, { idempotencyKey: 'err-1' });

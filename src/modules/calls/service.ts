@@ -25,6 +25,7 @@ import { STATE_EVENTS as TRANSFER_EVENTS, TRANSFER_MACHINE } from './transfer-st
 import { ACTIVE_STATUSES, STATE_EVENTS, transition, type CallStatus, type TransitionDeps, type TransitionExtra } from './states.ts';
 import { presentCall, presentOne, recordingIdsOf, type Call, type CallTransfer } from './presenter.ts';
 import { matches, subscribedTypes } from '../webhooks/matching.ts';
+import { enabledEndpointsIn } from '../webhooks/enabled-endpoints.ts';
 import { ActiveCallCounts } from './active-counts.ts';
 import { countCallStatus } from './metrics.ts';
 import { unheardSpeechErrors, validateFlow } from './flows/validate.ts';
@@ -145,7 +146,8 @@ export class CallService implements CallSignals {
    * of the account and mode that receives call.completed ("*", "call.*" or the type itself).
    */
   private async subscriptionUrl(db: Trx, accountId: string, mode: Mode): Promise<string | null> {
-    const endpoints = await enabledSubscriptions(db, accountId, mode);
+    // The same read as call.queued's fan-out in this transaction: one statement for both.
+    const endpoints = await enabledEndpointsIn(db, accountId, mode);
     return endpoints.find((e) => matches(subscribedTypes(e.events), 'call.completed'))?.url ?? null;
   }
 
@@ -603,8 +605,6 @@ const activeNumber = prepareFor((db, accountId: string, mode: Mode, phoneNumber:
   .select(['capabilities', 'webhook_url', 'voice_trunk'])
   .where('account_id', '=', accountId).where('mode', '=', mode).where('phone_number', '=', phoneNumber).where('status', '=', 'active'), 3);
 const accountById = prepareFor((db, id: string) => db.selectFrom('accounts').selectAll().where('id', '=', id), 1);
-const enabledSubscriptions = prepareFor((db, accountId: string, mode: Mode) => db.selectFrom('webhook_endpoints').select(['url', 'events'])
-  .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1).orderBy('id'), 2);
 
 /** The hot-path copy of activeCallsQuery: GET /v1/account counts on every request its cache misses. */
 const activeCallsNow = prepareFor((db, accountId: string, mode: Mode) => activeCallsQuery(db, accountId, mode), 2);

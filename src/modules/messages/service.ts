@@ -185,7 +185,7 @@ export class MessageService {
         received_at: null,
       };
       await insertOutbound(trx, row);
-      await this.emit(trx, row, STATE_EVENTS.queued, clock);
+      await this.emit(trx, row, STATE_EVENTS.queued, clock, { createdHere: true });
       const carrier = this.carrierFor(mode);
       if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
       else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null, delaySeconds: hold?.seconds ?? 0 });
@@ -244,7 +244,7 @@ export class MessageService {
       sent_at: null, delivered_at: null, read_at: null, failed_at: null, received_at: sentAt ?? now,
     };
     await insertInbound(trx, row);
-    await this.emit(trx, row, STATE_EVENTS.received, clock);
+    await this.emit(trx, row, STATE_EVENTS.received, clock, { createdHere: true });
     return row;
   }
 
@@ -290,12 +290,12 @@ export class MessageService {
 
   /** Job: hands a queued message to the carrier (queued -> sending), in one transaction. */
   async dispatch(payload: { messageId: string }): Promise<void> {
-    const head = await this.db.selectFrom('messages').select(['account_id', 'mode']).where('id', '=', payload.messageId).executeTakeFirst();
-    if (!head) return;
-    const clock = await this.platform.sandboxClocks.clockFor(head.account_id, head.mode);
+    // The row is read once, inside (its account's clock too, as applyReport does): a read
+    // before the transaction only to find the clock was a second statement per message.
     await inTransaction(this.db, async (trx) => {
-      const row = await trx.selectFrom('messages').selectAll().where('id', '=', payload.messageId).executeTakeFirstOrThrow();
-      if (row.status !== 'queued') return; // already handed over by an earlier run
+      const [row] = await messageById(trx, payload.messageId);
+      if (!row || row.status !== 'queued') return; // gone, or already handed over by an earlier run
+      const clock = await this.platform.sandboxClocks.clockFor(row.account_id, row.mode, trx);
       const moved = await this.transition(trx, row, 'sending', clock, {});
       const binding = row.mode === 'live'
         ? (await trx.selectFrom('numbers').select('messaging_carrier').where('id', '=', row.number_id).executeTakeFirst())?.messaging_carrier ?? null
@@ -381,12 +381,15 @@ export class MessageService {
     return moved;
   }
 
-  /** Every caller emits the event of the status the message just entered, so this is also where it is counted. */
-  private emit(trx: Trx, row: MessageRow, type: EventType, clock: Clock) {
+  /**
+   * Every caller emits the event of the status the message just entered, so this is also where it is counted.
+   * `createdHere`: the message was inserted in this transaction, so this is its first event (see EmitInput).
+   */
+  private emit(trx: Trx, row: MessageRow, type: EventType, clock: Clock, opts: { createdHere?: boolean } = {}) {
     countMessageStatus(trx, row);
     return this.events.emit(trx, {
       accountId: row.account_id, mode: row.mode, type, resourceType: 'message', resourceId: row.id,
-      object: presentMessage(row), webhookUrl: row.webhook_url, clock,
+      object: presentMessage(row), webhookUrl: row.webhook_url, clock, ...(opts.createdHere ? { createdHere: true } : {}),
     });
   }
 

@@ -1,6 +1,6 @@
 // The fan-out half of the transactional outbox: for one event, in the emitting transaction,
-// one SELECT of the account's enabled endpoints in that mode, one INSERT of the delivery
-// rows and one INSERT of their jobs. The worker is woken after commit (JobQueue).
+// one SELECT of the account's enabled endpoints in that mode (one per transaction, see
+// enabled-endpoints.ts), one INSERT of the delivery rows and one INSERT of their jobs. The worker is woken after commit (JobQueue).
 // `webhook.test` goes only to the endpoint it tests; other events go to every matching
 // subscription of the same account AND mode, plus the resource's own webhook_url.
 import type { FanOut } from '../../events/emit.ts';
@@ -9,8 +9,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import type { WebhookDeliveryRow } from './tables.ts';
 import { matches, subscribedTypes } from './matching.ts';
-import { prepareFor, prepareInsert } from '../../store/prepared.ts';
-import type { Mode } from '../../store/platform-tables.ts';
+import { prepareInsert } from '../../store/prepared.ts';
+import { enabledEndpointsIn } from './enabled-endpoints.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 
@@ -36,10 +36,6 @@ export function orderKey(row: Pick<WebhookDeliveryRow, 'webhook_id' | 'url' | 'r
   return `${row.webhook_id ?? row.url}|${row.resource_id}`;
 }
 
-/** Every event but webhook.test asks this: compiled once. */
-const enabledEndpoints = prepareFor((db, accountId: string, mode: Mode) => db.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
-  .where('account_id', '=', accountId).where('mode', '=', mode).where('enabled', '=', 1), 2);
-
 /** Most events have one target: that delivery's insert is compiled once. */
 const insertDelivery = prepareInsert('webhook_deliveries', [
   'id', 'account_id', 'mode', 'event_id', 'event_type', 'resource_id', 'webhook_id', 'url', 'status', 'attempt_count', 'round_start',
@@ -51,7 +47,7 @@ export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
     const endpoints = event.type === 'webhook.test'
       ? await trx.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
         .where('account_id', '=', event.account_id).where('mode', '=', event.mode).where('id', '=', event.resource_id).execute()
-      : await enabledEndpoints(trx, event.account_id, event.mode);
+      : await enabledEndpointsIn(trx, event.account_id, event.mode);
     const targets: Array<{ webhook_id: string | null; url: string }> = endpoints
       .filter((e) => event.type === 'webhook.test' || matches(subscribedTypes(e.events), event.type))
       .map((e) => ({ webhook_id: e.id, url: e.url }));

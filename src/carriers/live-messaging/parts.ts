@@ -72,6 +72,13 @@ const WRITE_ORDER: Record<LedgerWrite['kind'], number> = { sending: 0, part: 1, 
  */
 const BATCH_ITEMS = 32;
 
+/** How many parked receipts PartLedger.parkedHere remembers at most. */
+const MAX_PARKED_HERE = 10_000;
+
+function parkedKey(link: string, carrierId: string): string {
+  return `${link}\0${carrierId}`;
+}
+
 export interface PartLedgerOptions {
   /**
    * Tests only (SWITCHBOARD_TEST_CRASH_IN_BATCH, with SWITCHBOARD_TEST_FAILPOINTS): the process
@@ -86,6 +93,14 @@ export class PartLedger {
   private waitingSink: MessageWaitingSink | null = null;
   private handoffSink: MessageHandoffSink | null = null;
   private readonly writes: SerialBatcher<LedgerWrite, boolean>;
+  /**
+   * Receipts this process parked and has not matched yet (link and carrier id). A part looks
+   * for a parked receipt only when one is here: with parts ahead of receipts in every batch,
+   * almost none are, and the look was a statement per part (a round trip on PostgreSQL).
+   * What another process parked (another node, or this one before a crash) the sweep matches,
+   * within SWEEP_MS (src/carriers/live-messaging/router.ts).
+   */
+  private readonly parkedHere = new Set<string>();
 
   constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, opts: PartLedgerOptions = {}) {
     const crashIn = opts.crashInBatch ?? null;
@@ -197,6 +212,9 @@ export class PartLedger {
         .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
     if (!part) {
       await parkReceipt(trx, r.link, r.carrierIds[0]!, r.state, r.error, this.clock.now().toISOString());
+      // Bounded: receipts of parts that never come stay parked; past the bound the sweep matches them.
+      if (this.parkedHere.size >= MAX_PARKED_HERE) this.parkedHere.clear();
+      for (const id of r.carrierIds) this.parkedHere.add(parkedKey(r.link, id));
       return true;
     }
     const marked = await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
@@ -253,8 +271,11 @@ export class PartLedger {
   private async insertPart(trx: Trx, link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<boolean> {
     const now = this.clock.now().toISOString();
     await insertPartRow(trx, messageId, part, parts, link, carrierId, now);
+    const key = parkedKey(link, carrierId);
+    if (!this.parkedHere.has(key)) return false;
     const [early] = await earlyReceipt(trx, link, carrierId);
     if (!early) return false;
+    this.parkedHere.delete(key);
     await this.markPart(trx, messageId, part, outcomeOfState(early.state), early.state, early.error);
     await dropEarlyReceipt(trx, link, carrierId);
     return true;

@@ -20,8 +20,8 @@ export interface SerialBatchOptions<I> {
   /** At most this many items per transaction (bounds how long one holds the writer). */
   maxItems: number;
   /**
-   * Items that join the batch being cut wherever they wait in the queue, past `maxItems`
-   * (the caller bounds how many there can be). The rest keep their turn, so nothing starves.
+   * Items that join the batch being cut wherever they wait in the queue, up to `maxItems`
+   * more. The rest keep their turn, so nothing starves.
    */
   joinEarly?: (item: I) => boolean;
   /** Applies a batch's items in this order (a stable sort) rather than as they came. */
@@ -70,8 +70,17 @@ export class SerialBatcher<I, R> {
     this.running = true;
     const batch = this.queue.splice(0, this.opts.maxItems);
     if (this.opts.joinEarly && this.queue.length > 0) {
+      // At most `maxItems` of them: a batch stays within twice the bound (the deadline).
       const rest: Pending<I, R>[] = [];
-      for (const p of this.queue) (this.opts.joinEarly(p.item) ? batch : rest).push(p);
+      let joined = 0;
+      for (const p of this.queue) {
+        if (joined < this.opts.maxItems && this.opts.joinEarly(p.item)) {
+          batch.push(p);
+          joined++;
+        } else {
+          rest.push(p);
+        }
+      }
       this.queue = rest;
     }
     if (this.opts.order) batch.sort((a, b) => this.opts.order!(a.item, b.item));

@@ -46,6 +46,7 @@ import { startLiveBenchServer } from './lib/live-server.ts';
 import { freeUdpPort, SCENARIOS, waitForListener } from '../test/helpers/sipp.ts';
 import { UdpDropSampler } from './lib/udp-drops.ts';
 import { click, describeDelays, quiet, timeClicks } from './lib/mix-delay.ts';
+import { cpuMsOf, ownCpuMs, sleep, until } from './lib/measure.ts';
 
 const STEPS = (process.env.BENCH_CONF_STEPS ?? '5,10,20').split(',').map(Number).filter((n) => n > 0);
 const SIZE = Number(process.env.BENCH_CONF_SIZE ?? 5);
@@ -59,30 +60,6 @@ const PROBE_PORT_BASE = SIPP_MEDIA_BASE + 4 * PEERS + 4 * 3;
 const PROBE_LEGS = 3;
 /** The live number bound to trunk j (peers first, then the probe's). */
 const fromOf = (trunk: number) => `+1415555${String(200 + trunk).padStart(4, '0')}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-const ownCpuMs = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
-async function until(ready: () => boolean | Promise<boolean>, seconds: number): Promise<boolean> {
-  for (let i = 0; i < seconds * 5; i++) {
-    if (await ready()) return true;
-    await sleep(200);
-  }
-  return ready();
-}
-
 interface Sipp { child: ChildProcess; exited: Promise<number | null> }
 
 function startSipp(scenario: string, calls: number, port: number, mediaPort: number, echo: boolean): Sipp {

@@ -16,18 +16,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MediaEngine } from '../src/carriers/rtp/engine.ts';
 import { UdpDropSampler } from './lib/udp-drops.ts';
+import { cpuMsOf, sleep } from './lib/measure.ts';
 
 const LEGS = Number(process.env.BENCH_RTP_LEGS ?? 200);
 const WARMUP = Number(process.env.BENCH_RTP_WARMUP ?? 3);
 const WINDOW = Number(process.env.BENCH_RTP_WINDOW ?? 10);
 const RANGE = { min: 46000, max: 46998 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 const ECHO = `const s = require('node:dgram').createSocket('udp4');
 s.on('message', (m, r) => s.send(m, r.port, r.address));
 s.bind(0, '127.0.0.1', () => console.log(s.address().port));`;

@@ -28,7 +28,7 @@
 // a media worker's loop delay p99 passed 20 ms (one packet time) in the window; later
 // steps still run unless BENCH_SIP_STOP_AT_BREAK=1. Every wait is bounded.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -37,6 +37,7 @@ import { freshDataDir } from './lib/spawn.ts';
 import { startLiveBenchServer } from './lib/live-server.ts';
 import { freeUdpPort, SCENARIOS, waitForListener } from '../test/helpers/sipp.ts';
 import { UdpDropSampler } from './lib/udp-drops.ts';
+import { cpuMsOf, ownCpuMs, sleep, until } from './lib/measure.ts';
 
 const STEPS = (process.env.BENCH_SIP_STEPS ?? '25,50,100,200').split(',').map(Number).filter((n) => n > 0);
 const HOLD = Number(process.env.BENCH_SIP_HOLD ?? 25);
@@ -56,32 +57,6 @@ const RTP_MIN = Number(process.env.BENCH_SIP_RTP_MIN ?? 47000);
 const RTP_MAX = Number(process.env.BENCH_SIP_RTP_MAX ?? 47998);
 const SIPP_MEDIA_MIN = Number(process.env.BENCH_SIP_SIPP_MEDIA_MIN ?? 48000);
 const SIPP_MEDIA_SPAN = Number(process.env.BENCH_SIP_SIPP_MEDIA_SPAN ?? 900);
-
-/** user + system CPU of a process, in ms (Linux /proc). */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function ownCpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `ready` every 200 ms for at most `seconds`; returns whether it became true. */
-async function until(ready: () => boolean | Promise<boolean>, seconds: number): Promise<boolean> {
-  for (let i = 0; i < seconds * 5; i++) {
-    if (await ready()) return true;
-    await sleep(200);
-  }
-  return ready();
-}
 
 interface StepResult {
   n: number;

@@ -39,6 +39,7 @@ import type { LiveSipCarrier } from '../src/carriers/sip/live-carrier.ts';
 import { freshDataDir } from './lib/spawn.ts';
 import { startLiveBenchServer } from './lib/live-server.ts';
 import { freeUdpPort, SCENARIOS, waitForListener } from '../test/helpers/sipp.ts';
+import { ownCpuMs, sleep, until } from './lib/measure.ts';
 
 const STEPS = (process.env.BENCH_STREAMS_STEPS ?? '25,50,100').split(',').map(Number).filter((n) => n > 0);
 const WINDOW = Number(process.env.BENCH_STREAMS_WINDOW ?? 10);
@@ -48,20 +49,6 @@ const fromOf = (peer: number) => `+1415555${String(142 + peer).padStart(4, '0')}
 const RTP_MIN = Number(process.env.BENCH_STREAMS_RTP_MIN ?? 52000);
 const RTP_MAX = RTP_MIN + 599;
 const SIPP_MEDIA_BASE = RTP_MIN + 600;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const ownCpuMs = () => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
-async function until(ready: () => boolean | Promise<boolean>, seconds: number): Promise<boolean> {
-  for (let i = 0; i < seconds * 5; i++) {
-    if (await ready()) return true;
-    await sleep(200);
-  }
-  return ready();
-}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `switchboard` command. Runs the TypeScript sources through tsx, so a checkout needs
-// no build step.
-import { register } from 'tsx/esm/api';
+// The `switchboard` command. Runs the TypeScript sources as they are (transpiled on load,
+// src/platform/typescript-hooks.mjs), so a checkout needs no build step.
+import { loadTypeScript } from '../src/platform/load-typescript.mjs';
 
-register();
+loadTypeScript();
 await import('../src/cli/main.ts');

@@ -8,14 +8,16 @@
 // The mirror keeps every path a test or the server computes working:
 // - foo.ts -> foo.js beside a symlink to foo.ts (the audits read the sources as text);
 //   relative `.ts` specifiers become `.js`; transpile only (`npm run typecheck` checks types);
-// - .mjs files and bin/*.js are copied through the same rewrite, and there `tsx/esm/api`'s
-//   register() is a no-op (bin/switchboard.js and the worker entries register tsx for the
-//   checkout; in the mirror everything is already JavaScript). A copy, not a symlink:
+// - .mjs files and bin/*.js are copied through the same rewrite, and there
+//   src/platform/load-typescript.mjs's loadTypeScript() is a no-op (bin/switchboard.js and the
+//   worker entries register the TypeScript loader for the checkout; in the mirror everything
+//   is already JavaScript, and a registered hook would cost every module load a round trip
+//   to the hooks thread). A copy, not a symlink:
 //   Node would follow a symlink and run the checkout's file, whose siblings are .ts;
 // - every other file of those trees (SQL, JSON, HTML, audio, fixtures) is a symlink;
 // - every other top-level entry (docs, sdks, collections, package.json, node_modules...)
 //   is a symlink, so cwd-relative and import.meta.url-relative paths resolve as in the checkout.
-// The checkout itself never runs the mirror: bin/switchboard.js there still goes through tsx,
+// The checkout itself never runs the mirror: bin/switchboard.js there transpiles on load,
 // so a developer cannot pick up a stale build. Incremental: only files whose size or mtime
 // changed are compiled again; files gone from the checkout are removed from the mirror.
 import { build } from 'esbuild';
@@ -65,8 +67,8 @@ function link(target, at) {
 const rewriteImports = {
   name: 'rewrite-imports',
   setup(b) {
-    b.onResolve({ filter: /^tsx\/esm\/api$/ }, () => ({ path: 'tsx-register', namespace: 'noop' }));
-    b.onLoad({ filter: /.*/, namespace: 'noop' }, () => ({ contents: 'export function register() { return () => {}; }', loader: 'js' }));
+    b.onResolve({ filter: /(^|\/)load-typescript\.mjs$/ }, () => ({ path: 'load-typescript', namespace: 'noop' }));
+    b.onLoad({ filter: /.*/, namespace: 'noop' }, () => ({ contents: 'export function loadTypeScript() {}', loader: 'js' }));
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
       const relativeTs = /^\.{1,2}\//.test(args.path) && args.path.endsWith('.ts');
@@ -124,7 +126,7 @@ export async function buildMirror({ quiet = false } = {}) {
       format: 'esm',
       platform: 'node',
       target: `node${process.versions.node}`,
-      keepNames: true, // as tsx does: error and class names stay what the sources say
+      // No keepNames, as in bin/switchboard.js (src/platform/typescript-hooks.mjs says why).
       sourcemap: 'linked', // NODE_OPTIONS=--enable-source-maps maps stack traces to the .ts
       tsconfig: join(ROOT, 'tsconfig.json'),
       logLevel: 'error',

@@ -106,34 +106,24 @@ if (new Set(databases.map((d) => d.label)).size !== databases.length) {
 // low-lane files still took about 40% of a core from them (weight 110 each against 1024),
 // and a bridged SIP call's relayed media lost packets; at 19 (weight 15) they take what the
 // real-time files leave.
-// A few files outside those folders are real-time too: the SMPP crash tests kill a server
-// while messages are in flight (on a 3-per-second link, or in the middle of a batch, with 2 s
-// job leases a starved process would let lapse) and wait for its recovery; the sandbox
-// conference's mixer runs on the wall clock (scale 1), so at nice 19 on a loaded machine two
-// participants' lines, said two sandbox seconds apart, were mixed in the wrong order (and an
-// announcement's or a wait_url's conference never started within the test's wait); the
-// sandbox monitor mixes a supervisor into a bridge the same way; and a worker answering after
-// its caller hung up needs the caller's hang-up to land within the worker's 3 s ring; the
-// transaction deadline's test, and the clock-advance fuzzer, measure that other tenants are
-// answered (within 4 s) while a transaction is held or a clock advances.
+// A few files outside those folders are real-time too: each says so, and why, in a line that
+// starts `// Test lane: real-time` near its top (REAL_TIME_MARKER).
 // TEST_LANES=0 runs every file in one lane.
 // With several databases the lanes are shared: a real-time slot takes the next file of either
 // database, so the real-time files of both run TEST_REALTIME_CONCURRENCY at a time in all (not
 // per database), and the cores stay busy to the end instead of each half ending on its slowest
 // file. A file never runs on two databases at once: live files own fixed RTP port ranges.
-const REAL_TIME_FILES = ['test/carriers/smpp-crash.test.ts', 'test/carriers/smpp-batch-crash.test.ts', 'test/contact-center/conference-sandbox.test.ts', 'test/contact-center/conference-announce.test.ts',
-  'test/contact-center/conference-wait-url.test.ts', 'test/contact-center/monitor-sandbox.test.ts', 'test/contact-center/offer-after-abandon.test.ts',
-  'test/platform/transaction-deadline.test.ts', 'test/security/fuzz-clock-advance.test.ts'];
+const REAL_TIME_MARKER = /^\/\/ Test lane: real-time\b/m;
 const isRealTime = (file) => {
   const path = file.split('\\').join('/');
-  return /^test\/(sip|voice)\//.test(path) || REAL_TIME_FILES.includes(path);
+  return /^test\/(sip|voice)\//.test(path) || REAL_TIME_MARKER.test(readFileSync(file, 'utf8').slice(0, 4096));
 };
 const jobsOf = (selected) => selected.flatMap((file) => databases.map((db) => ({ file, db })));
 const realTime = files.filter(isRealTime);
 const others = files.filter((f) => !isRealTime(f));
 const lanes = process.env.TEST_LANES !== '0' && realTime.length > 0 && others.length > 0
   ? [
-    { name: 'real-time files (test/sip/, test/voice/, the SMPP crash test)', jobs: jobsOf(realTime), concurrency: Number(process.env.TEST_REALTIME_CONCURRENCY) || 2 },
+    { name: 'real-time files (test/sip/, test/voice/, those marked `// Test lane: real-time`)', jobs: jobsOf(realTime), concurrency: Number(process.env.TEST_REALTIME_CONCURRENCY) || 2 },
     { name: 'other files', jobs: jobsOf(others), concurrency: Number(concurrency), nice: Number(process.env.TEST_NICE ?? '19'), borrows: true },
   ]
   : [{ name: 'files', jobs: jobsOf(files), concurrency: Number(concurrency) }];

@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): it kills a server in the middle of a batch and waits for
+// its recovery; with 2 s job leases, a starved process lets them lapse.
 // A SIGKILL in the middle of a batch of the live messaging ledger (src/store/serial-batch.ts)
 // loses nothing and does nothing twice. The server kills itself (SWITCHBOARD_TEST_CRASH_IN_BATCH,
 // a failpoint honoured only with SWITCHBOARD_TEST_FAILPOINTS) after the first write of a batch

@@ -1,3 +1,6 @@
+// Test lane: real-time (scripts/test.mjs): it kills a server while messages are in flight on a
+// 3-per-second link and waits for its recovery; with 2 s job leases, a starved process lets them
+// lapse.
 // Nothing is lost across a SIGKILL: live SMS posted to a real server process, the process
 // killed outright while messages are in flight to the SMSC, a new process started on the same
 // store. Every message ends `delivered`, and the SMSC saw every destination.

@@ -1,3 +1,6 @@
+// Test lane: real-time (scripts/test.mjs): the sandbox conference's mixer runs on the wall clock
+// (scale 1): starved at nice 19, the announcement's participant never reached its conference in the
+// test's wait.
 // Issue 25, POST /v1/conferences/{id}/announce with `play`, in the sandbox through HTTP (both
 // databases): the WAV is fetched from a real server on 127.0.0.1 under the URL policy, every
 // participant not on hold hears it over the room, and so does the conference recording (the

@@ -1,3 +1,6 @@
+// Test lane: real-time (scripts/test.mjs): the sandbox conference's mixer runs on the wall clock
+// (scale 1): starved at nice 19, two lines said two sandbox seconds apart were mixed in the wrong
+// order.
 // Issue 25, conferences in the sandbox, through HTTP only (both databases): three calls join
 // one conference by name with the conference verb; the first waits (start_on_enter false) and
 // hears the hold tone until the second starts it. Each participant says its own words (POST

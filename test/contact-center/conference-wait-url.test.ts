@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): the sandbox conference's mixer runs on the wall clock
+// (scale 1): starved at nice 19, the conference never started within the test's wait.
 // Issue 25, the conference verb's wait_url, in the sandbox through HTTP (both databases): a
 // participant who starts waiting (no start_on_enter participant yet) has its wait flow
 // answered by a real flow server on 127.0.0.1, asked with a signed POST naming the conference;

@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): the sandbox monitor mixes a supervisor into a bridge on
+// the wall clock (scale 1), like a conference.
 // Issue 26, supervisors in the sandbox, through HTTP only (both databases): a caller waits in a
 // queue and an agent's call takes it (a dequeue verb: what a routed worker's call runs), so the
 // two are connected. A supervisor is called with POST /v1/calls/{id}/monitor and, once it
@@ -9,7 +11,9 @@
 // on. A second monitor is ended with DELETE; a call that is not connected, or has ended, is
 // refused with 409. Then routing: a worker's leg takes the caller, a supervising worker
 // (supervisor.worker_id) whispers to that leg only, a flow's own monitor verb on the same
-// conversation is refused (its flow goes on), and the caller's hang-up ends the monitor.
+// conversation is refused (its flow goes on), and the caller's hang-up ends the monitor. Either
+// connected call given a new flow (POST /v1/calls/{id}/flow) leaves the conversation: the
+// monitor ends and the other call's flow goes on.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useSandboxAccount } from '../helpers/sandbox-account.ts';
@@ -270,4 +274,31 @@ describe('issue 26: supervisors in the sandbox', () => {
     assert.equal(again.body.code, 'call_not_monitorable');
     for (const id of [caller, agent]) await api().post(`/v1/calls/${id}/hangup`);
   });
+  for (const side of ['caller', 'agent'] as const) {
+    test(`the ${side} given a new flow leaves the conversation: the monitor ends (call_ended), the supervisor hangs up, the other's flow goes on`, async () => {
+      const pair = await connectedPair(`updated-${side}-${Date.now()}`, { after: [{ pause: { seconds: 30 } }, { hangup: {} }] });
+      const [moved, other] = side === 'caller' ? [pair.caller, pair.agent] : [pair.agent, pair.caller];
+      const started = await api().post(`/v1/calls/${pair.caller}/monitor`, { supervisor: { to: MAGIC.staysUp }, mode: 'listen' });
+      assert.equal(started.status, 200, JSON.stringify(started.body));
+      await advance(1.05);
+      await waitForMonitorEvents('call.monitor.started', started.body.id, 1);
+
+      const renewed = await api().post(`/v1/calls/${moved}/flow`, { flow: [{ pause: { seconds: 2 } }, { hangup: {} }] });
+      assert.equal(renewed.status, 200, JSON.stringify(renewed.body));
+      const [ended] = await waitForMonitorEvents('call.monitor.ended', started.body.id, 1);
+      assert.equal(ended!.data.object.end_reason, 'call_ended');
+      await advance(0.5);
+      await sandbox.receiver.waitForEvent('call.completed', started.body.supervisor_call_id);
+      // The other side's verb ends `bridged` and its flow goes on (its pause); the moved call runs its new flow.
+      const rest = await waitForFlow(api(), other, (f) => f.log.length >= 2);
+      assert.deepEqual([rest.log[0].verb, rest.log[0].result?.result], [side === 'caller' ? 'dequeue' : 'enqueue', 'bridged'], JSON.stringify(rest.log[0]));
+      assert.equal((await api().get(`/v1/calls/${other}`)).body.status, 'in_progress');
+      const again = await api().post(`/v1/calls/${other}/monitor`, { supervisor: { to: MAGIC.staysUp } });
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.code, 'call_not_monitorable');
+      await advance(2.5);
+      await sandbox.receiver.waitForEvent('call.completed', moved);
+      await api().post(`/v1/calls/${other}/hangup`);
+    });
+  }
 });

@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): a worker answering after its caller hung up needs the
+// hang-up to land within the worker's 3 s ring.
 // Issue 26: "a worker who answers an offer the caller has just abandoned gets a short message
 // and is released". The sandbox runs in real time here (SWITCHBOARD_SIM_TIME_SCALE 3: an
 // ordinary number rings 3 s), so the caller can hang up while the worker's phone rings; the

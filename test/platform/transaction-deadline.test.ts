@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): it measures that other tenants are answered within 4 s
+// while a transaction is held.
 // Every database transaction has a deadline (SWITCHBOARD_TRANSACTION_TIMEOUT_MS): one that
 // outlives it is rolled back, its request answers 503 transaction_timeout with Retry-After,
 // and everyone else keeps being served. The wait is forced with the test-only failpoint

@@ -1,3 +1,5 @@
+// Test lane: real-time (scripts/test.mjs): it measures that other tenants are answered within 4 s
+// while a clock advances.
 // The fuzz pass of issue 22: every tenant seeds resources whose jobs fall due on its sandbox
 // clock (port-in orders, calls and messages, all with webhook URLs whose deliveries keep the
 // worker busy), then advances its clock several times back to back, with and without an

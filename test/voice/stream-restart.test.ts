@@ -7,72 +7,34 @@
 // a webhook receiver, as a user sees it.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createTestStore, type TestStore } from '../helpers/database.ts';
-import { TEST_ENV } from '../helpers/server.ts';
-import { NODES_SECRET_KEY, nodeApi, nodeCarriersFile, startSecondNode, type SecondNode } from '../helpers/second-node.ts';
-import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { startStreamServer, type StreamServer } from '../helpers/stream-server.ts';
+import { nodeCarriersFile } from '../helpers/second-node.ts';
+import { startStreamsOnANode, type StreamsOnANode } from '../helpers/streams-on-a-node.ts';
 import { freeUdpPort } from '../helpers/sipp.ts';
-import { MAGIC, eventsOf } from './voice-helpers.ts';
+import { eventsOf } from './voice-helpers.ts';
 
-let store: TestStore | undefined;
-let receiver: WebhookReceiver | undefined;
-let media: StreamServer | undefined;
-const nodes: SecondNode[] = [];
-after(async () => {
-  for (const node of nodes) node.kill();
-  await media?.close();
-  await receiver?.close();
-  await store?.drop();
-});
+let setup: StreamsOnANode | undefined;
+after(() => setup?.close());
 
 // Three processes start here (an account, two servers): on a loaded machine each takes tens of seconds.
 test('a server SIGKILLed with streams up: the next process stops them (node_lost) once, and the held flow goes on', { timeout: 420_000 }, async () => {
-  store = await createTestStore();
-  const postgres = store.databaseUrl !== undefined;
-  const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, SWITCHBOARD_SECRET_KEY: NODES_SECRET_KEY, DATABASE_URL: store.databaseUrl };
-  if (!postgres) delete env.DATABASE_URL;
-  const created = spawnSync(process.execPath, ['bin/switchboard.js', 'accounts', 'create', '--plan', 'scale', '--json', '--data-dir', store.dataDir], { env, encoding: 'utf8' });
-  assert.equal(created.status, 0, created.stderr);
-  const account = JSON.parse(created.stdout) as { keys: { sandbox: string }; numbers: { sandbox: string[] } };
   // PostgreSQL: a media node with a short lease (no SIP peer is needed: the calls are sandbox calls).
-  const carriersFile = postgres ? await nodeCarriersFile(await freeUdpPort(), [55000, 55099], 2) : undefined;
-  const start = async () => {
-    const node = await startSecondNode({ databaseUrl: store!.databaseUrl, dataDir: store!.dataDir, ...(carriersFile ? { carriersFile } : {}) });
-    nodes.push(node);
-    return node;
-  };
-  let current = await start();
-  const api = nodeApi(() => current, account.keys.sandbox);
-  const hooks = await startReceiver();
-  receiver = hooks;
-  hooks.secrets.push((await api('POST', '/v1/webhooks', { url: hooks.url, events: ['*'] })).secret);
-  hooks.secrets.push((await api('GET', '/v1/webhooks/default_secret')).secret);
-  media = await startStreamServer();
-
-  // A flow held by a bidirectional stream, and a unidirectional stream asked for through the API.
-  const call = await api('POST', '/v1/calls', {
-    from: account.numbers.sandbox[0], to: MAGIC.staysUp,
-    flow: [{ stream: { url: media.url, bidirectional: true, parameters: { leg: 'held' } } }, { say: { text: 'The stream is over.' } }, { hangup: {} }],
+  setup = await startStreamsOnANode({
+    carriersFile: async (postgres) => (postgres ? nodeCarriersFile(await freeUdpPort(), [55000, 55099], 2) : undefined),
+    heldParameters: { leg: 'held' },
   });
-  await hooks.waitForEvent('call.stream.started', undefined, 60_000);
-  const extra = await api('POST', `/v1/calls/${call.id}/streams`, { url: media.url, track: 'both' });
-  await hooks.waitFor((events) => events.some((e) => e.type === 'call.stream.started' && e.data.object.id === extra.id), 60_000);
-  const before = (await api('GET', `/v1/calls/${call.id}/streams`)).data;
-  assert.deepEqual(before.map((s: any) => s.status), ['started', 'started']);
-  const sockets = [await media.connection(0), await media.connection(1)];
-
-  const killed = current;
+  const { hooks, api, sockets } = setup;
+  const call = { id: setup.callId };
+  const before = setup.streams;
+  const killed = setup.current();
   killed.kill();
   await new Promise((resolve) => killed.process.once('exit', resolve));
   // The sockets died with the process: closed, with no stop frame.
   await Promise.all(sockets.map((s) => s.closed));
-  current = await start();
+  await setup.start();
 
   const streamIds: string[] = before.map((s: any) => s.id);
   await hooks.waitFor(() => streamIds.every((id) => eventsOf(hooks, id).some((e) => e.type === 'call.stream.stopped')), 90_000)
-    .catch((err: Error) => assert.fail(`${err.message}\n${current.log()}`));
+    .catch((err: Error) => assert.fail(`${err.message}\n${setup!.current().log()}`));
   // The held flow went on: its say, then the hang-up.
   await hooks.waitForEvent('call.completed', call.id, 60_000);
 

@@ -1,6 +1,6 @@
-// Worker threads do not inherit the main thread's tsx loader when it was registered through
-// the API (bin/switchboard.js), so the media worker registers it itself before loading.
-import { register } from 'tsx/esm/api';
+// Worker threads do not inherit the main thread's module hooks, so the media worker
+// registers the TypeScript loader itself before loading.
+import { loadTypeScript } from '../../platform/load-typescript.mjs';
 
-register();
+loadTypeScript();
 await import('./worker.ts');

@@ -9,6 +9,7 @@ import { newId } from '../platform/ids.ts';
 import type { EventType } from './catalogue.ts';
 import { lockUntilCommit } from '../store/locks.ts';
 import { prepareFor } from '../store/prepared.ts';
+import { deferInsert, note, recall } from '../store/batch-scope.ts';
 
 // Every status change of every resource runs these two: compiled once, not per event.
 const lastSequence = prepareFor((db, resourceId: string) => db.selectFrom('events').select((eb) => eb.fn.max('sequence').as('seq'))
@@ -54,11 +55,18 @@ export class EventEmitter {
    */
   async emit(trx: Trx, input: EmitInput): Promise<EventRow> {
     let sequence = 1;
-    if (!input.createdHere) {
+    // A ledger batch that already emitted for this resource holds its lock and knows its last
+    // sequence (its event row may not be inserted yet: batch-scope.ts defers it).
+    const sequenceKey = `event-sequence:${input.resourceId}`;
+    const known = recall<number>(trx, sequenceKey);
+    if (known !== undefined) {
+      sequence = known + 1;
+    } else if (!input.createdHere) {
       await lockUntilCommit(trx, `events:${input.resourceId}`);
       const [last] = await lastSequence(trx, input.resourceId);
       sequence = Number(last?.seq ?? 0) + 1;
     }
+    note(trx, sequenceKey, sequence);
     const event: EventRow = {
       id: newId('event'),
       account_id: input.accountId,
@@ -70,7 +78,9 @@ export class EventEmitter {
       data: JSON.stringify(input.object),
       created_at: input.clock.now().toISOString(),
     };
-    await insertEvent(trx, event.id, event.account_id, event.mode, event.type, event.resource_type, event.resource_id, event.sequence, event.data, event.created_at);
+    if (!deferInsert(trx, 'events', [event])) {
+      await insertEvent(trx, event.id, event.account_id, event.mode, event.type, event.resource_type, event.resource_id, event.sequence, event.data, event.created_at);
+    }
     await this.fanOut(trx, event, { webhookUrl: input.webhookUrl ?? null });
     return event;
   }

@@ -22,6 +22,7 @@ import type { Clock } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import { inRequestScope, outsideRequestScope } from '../store/request-transaction.ts';
 import { prepareInsert } from '../store/prepared.ts';
+import { deferInsert } from '../store/batch-scope.ts';
 
 /** Every event's delivery and every carrier step enqueues a job: the insert is compiled once (a job with a `node` has one more column and goes through Kysely). */
 const insertJob = prepareInsert('jobs', ['id', 'kind', 'payload', 'run_at', 'state', 'attempts', 'max_attempts', 'locked_until', 'locked_by', 'last_error', 'clock_id', 'lane', 'created_at']);
@@ -150,8 +151,11 @@ export class JobQueue {
   async enqueueMany(trx: Trx, jobs: Array<{ kind: string; payload: unknown; opts?: EnqueueOptions }>): Promise<void> {
     if (jobs.length === 0) return;
     const rows = jobs.map((j) => this.row(newId('job'), j.kind, j.payload, j.opts ?? {}));
-    if (rows.length === 1) await insertJob(trx, rows[0]!);
-    else await trx.insertInto('jobs').values(rows).execute();
+    // In a ledger batch, inserted with the batch's other jobs before it commits (batch-scope.ts).
+    if (!deferInsert(trx, 'jobs', rows)) {
+      if (rows.length === 1) await insertJob(trx, rows[0]!);
+      else await trx.insertInto('jobs').values(rows).execute();
+    }
     const lanes = new Set(jobs.map((j) => j.opts?.lane ?? null));
     trx.afterCommit(() => lanes.forEach((lane) => this.notifyLane(lane)));
   }

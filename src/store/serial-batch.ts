@@ -14,10 +14,16 @@ import type { Kysely } from 'kysely';
 import type { Tables } from './tables.ts';
 import { inTransaction, type Trx } from './transaction.ts';
 import { outsideRequestScope } from './request-transaction.ts';
+import { flushDeferred, openBatchScope } from './batch-scope.ts';
 
 export interface SerialBatchOptions<I> {
   /** At most this many items per transaction (bounds how long one holds the writer). */
   maxItems: number;
+  /**
+   * Items that join the batch being cut wherever they wait in the queue, up to `maxItems`
+   * more. The rest keep their turn, so nothing starves.
+   */
+  joinEarly?: (item: I) => boolean;
   /** Applies a batch's items in this order (a stable sort) rather than as they came. */
   order?: (a: I, b: I) => number;
   /** Called after each item applied inside a batch, before the commit (a test failpoint). */
@@ -63,6 +69,20 @@ export class SerialBatcher<I, R> {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
     const batch = this.queue.splice(0, this.opts.maxItems);
+    if (this.opts.joinEarly && this.queue.length > 0) {
+      // At most `maxItems` of them: a batch stays within twice the bound (the deadline).
+      const rest: Pending<I, R>[] = [];
+      let joined = 0;
+      for (const p of this.queue) {
+        if (joined < this.opts.maxItems && this.opts.joinEarly(p.item)) {
+          batch.push(p);
+          joined++;
+        } else {
+          rest.push(p);
+        }
+      }
+      this.queue = rest;
+    }
     if (this.opts.order) batch.sort((a, b) => this.opts.order!(a.item, b.item));
     try {
       await this.runBatch(batch);
@@ -77,11 +97,14 @@ export class SerialBatcher<I, R> {
     let results: R[];
     try {
       results = await inTransaction(this.db, async (trx) => {
+        // Rows read once per batch, event/delivery/job rows inserted together (batch-scope.ts).
+        openBatchScope(trx);
         const out: R[] = [];
         for (let i = 0; i < items.length; i++) {
           out.push(await this.apply(trx, items[i]!));
           this.opts.afterItem?.(items, i);
         }
+        await flushDeferred(trx);
         return out;
       });
     } catch (err) {

@@ -37,7 +37,7 @@ const dropEarlyReceipt = prepareStatement((db, link: string, carrierId: string) 
 const parkReceipt = prepareStatement((db, ...r: [string, string, string, string | null, string]) => db.insertInto('carrier_early_receipts')
   .values({ link: r[0], carrier_message_id: r[1], state: r[2], error: r[3], received_at: r[4] })
   .onConflict((oc) => oc.columns(['link', 'carrier_message_id']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), error: eb.ref('excluded.error') }))), 5);
-const partByCarrierId = prepareFor((db, link: string, carrierId: string) => db.selectFrom('carrier_parts').select(['message_id', 'part'])
+const partByCarrierId = prepareFor((db, link: string, carrierId: string) => db.selectFrom('carrier_parts').select(['message_id', 'part', 'parts'])
   .where('link', '=', link).where('carrier_message_id', '=', carrierId), 2);
 /** A final outcome replaces only `submitted`; `read` also follows `delivered` (never the reverse). */
 const markPartFinal = prepareStatement((db, ...m: [PartOutcome, string, string | null, string, string, number]) => db.updateTable('carrier_parts')
@@ -72,6 +72,13 @@ const WRITE_ORDER: Record<LedgerWrite['kind'], number> = { sending: 0, part: 1, 
  */
 const BATCH_ITEMS = 32;
 
+/** How many parked receipts PartLedger.parkedHere remembers at most. */
+const MAX_PARKED_HERE = 10_000;
+
+function parkedKey(link: string, carrierId: string): string {
+  return `${link}\0${carrierId}`;
+}
+
 export interface PartLedgerOptions {
   /**
    * Tests only (SWITCHBOARD_TEST_CRASH_IN_BATCH, with SWITCHBOARD_TEST_FAILPOINTS): the process
@@ -86,11 +93,25 @@ export class PartLedger {
   private waitingSink: MessageWaitingSink | null = null;
   private handoffSink: MessageHandoffSink | null = null;
   private readonly writes: SerialBatcher<LedgerWrite, boolean>;
+  /**
+   * Receipts this process parked and has not matched yet (link and carrier id). A part looks
+   * for a parked receipt only when one is here: with parts ahead of receipts in every batch,
+   * almost none are, and the look was a statement per part (a round trip on PostgreSQL).
+   * What another process parked (another node, or this one before a crash) the sweep matches,
+   * within SWEEP_MS (src/carriers/live-messaging/router.ts).
+   */
+  private readonly parkedHere = new Set<string>();
 
   constructor(private readonly db: Kysely<Tables>, private readonly clock: Clock, opts: PartLedgerOptions = {}) {
     const crashIn = opts.crashInBatch ?? null;
     this.writes = new SerialBatcher(db, (trx, write) => this.applyWrite(trx, write), {
       maxItems: BATCH_ITEMS,
+      // A receipt read in the same chunk as its part's submit_sm_resp is queued first (its
+      // handler runs before the response's promise settles); cut into an earlier batch than
+      // its part, it was parked and matched back when the part committed, two more writes
+      // (187 of 300 receipts in the bench). Parts join the batch being cut: there are at most
+      // a window's worth per link waiting (each holds its window slot until it commits).
+      joinEarly: (w) => w.kind === 'part',
       // An SMSC sends a receipt right behind submit_sm_resp, so it often reaches the batch
       // before its part (the part's commit waits on a few more promise turns): parts first,
       // and the receipt finds its part instead of being parked and matched back.
@@ -178,21 +199,31 @@ export class PartLedger {
       // Receipts already in (parked for this part, or applied to earlier parts) may complete
       // the message now: `sent` and `delivered` then commit together.
       await this.requireSink()({ messageId, status: 'sent' }, async (t) => {
-        await this.insertPart(t, link, messageId, part, parts, carrierId);
-        await this.settle(t, messageId);
+        // A message of one part with no receipt in yet has nothing to settle: its only part
+        // is `submitted`. Others read their parts (earlier ones may have their receipts).
+        if (await this.insertPart(t, link, messageId, part, parts, carrierId) || parts > 1) await this.settle(t, messageId);
       }, trx);
       return true;
     }
     const r = write.receipt;
     const part = r.carrierIds.length === 1
       ? (await partByCarrierId(trx, r.link, r.carrierIds[0]!))[0]
-      : await trx.selectFrom('carrier_parts').select(['message_id', 'part'])
+      : await trx.selectFrom('carrier_parts').select(['message_id', 'part', 'parts'])
         .where('link', '=', r.link).where('carrier_message_id', 'in', r.carrierIds).executeTakeFirst();
     if (!part) {
       await parkReceipt(trx, r.link, r.carrierIds[0]!, r.state, r.error, this.clock.now().toISOString());
+      // Bounded: receipts of parts that never come stay parked; past the bound the sweep matches them.
+      if (this.parkedHere.size >= MAX_PARKED_HERE) this.parkedHere.clear();
+      for (const id of r.carrierIds) this.parkedHere.add(parkedKey(r.link, id));
       return true;
     }
-    await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
+    const marked = await this.markPart(trx, part.message_id, part.part, r.outcome, r.state, r.error);
+    // The only part of a message just took this outcome: the parts are known without reading
+    // them (nor taking turns: no other part's receipt can race this one).
+    if (marked && part.parts === 1) {
+      await this.report(trx, aggregate(part.message_id, [{ part: 1, parts: 1, status: r.outcome, state: r.state, error: r.error }]));
+      return true;
+    }
     await this.settle(trx, part.message_id);
     return true;
   }
@@ -218,9 +249,13 @@ export class PartLedger {
     // neither completes the message (on PostgreSQL each reads before the other commits). So
     // settling takes turns per message, and the one that waits reads what the first committed.
     await lockUntilCommit(trx, `message-parts:${messageId}`);
-    const parts = await partsOf(trx, messageId);
-    const report = aggregate(messageId, parts);
+    await this.report(trx, aggregate(messageId, await partsOf(trx, messageId)));
+  }
+
+  /** Applies what the parts say of their message (nothing until every part has an outcome). */
+  private async report(trx: Trx, report: StatusReport | null): Promise<void> {
     if (!report) return;
+    const { messageId } = report;
     try {
       // Read implies delivered: a message still `sent` passes through delivered first.
       if (report.status === 'read') await this.requireSink()({ messageId, status: 'delivered' }, undefined, trx);
@@ -236,15 +271,20 @@ export class PartLedger {
   private async insertPart(trx: Trx, link: string, messageId: string, part: number, parts: number, carrierId: string): Promise<boolean> {
     const now = this.clock.now().toISOString();
     await insertPartRow(trx, messageId, part, parts, link, carrierId, now);
+    const key = parkedKey(link, carrierId);
+    if (!this.parkedHere.has(key)) return false;
     const [early] = await earlyReceipt(trx, link, carrierId);
     if (!early) return false;
+    this.parkedHere.delete(key);
     await this.markPart(trx, messageId, part, outcomeOfState(early.state), early.state, early.error);
     await dropEarlyReceipt(trx, link, carrierId);
     return true;
   }
 
-  private async markPart(trx: Trx, messageId: string, part: number, outcome: PartOutcome, state: string, error: string | null): Promise<void> {
-    await (outcome === 'read' ? markPartRead : markPartFinal)(trx, outcome, state, error, this.clock.now().toISOString(), messageId, part);
+  /** True when the part took the outcome (false: it had one already, a repeated receipt). */
+  private async markPart(trx: Trx, messageId: string, part: number, outcome: PartOutcome, state: string, error: string | null): Promise<boolean> {
+    const result = await (outcome === 'read' ? markPartRead : markPartFinal)(trx, outcome, state, error, this.clock.now().toISOString(), messageId, part);
+    return Number(result.numAffectedRows ?? 0n) === 1;
   }
 
   private requireSink(): MessageStatusSink {

@@ -16,6 +16,7 @@ import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
 import { inTransaction, type Trx } from '../../store/transaction.ts';
 import { prepareFor, prepareInsert } from '../../store/prepared.ts';
+import { note, remember } from '../../store/batch-scope.ts';
 import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/index.ts';
 import type { NumberService } from '../numbers/service.ts';
 import { analyzeSmsBody } from './encoding.ts';
@@ -355,7 +356,10 @@ export class MessageService {
    */
   async applyReport(report: StatusReport, then?: (trx: Trx) => Promise<void>, within?: Trx): Promise<'applied' | 'duplicate'> {
     const apply = async (trx: Trx): Promise<'applied' | 'duplicate'> => {
-      const [row] = await messageById(trx, report.messageId);
+      // A ledger batch that moved this message already (`sent`, then the receipt's
+      // `delivered`) knows the row as it left it: read once per batch (batch-scope.ts).
+      const key = `message:${report.messageId}`;
+      const row = await remember(trx, key, async () => (await messageById(trx, report.messageId))[0]);
       if (!row) return 'duplicate';
       if (alreadyPassed(row.status, report.status) || (row.status === report.status)) return 'duplicate';
       const clock = await this.platform.sandboxClocks.clockFor(row.account_id, row.mode, trx);
@@ -363,7 +367,7 @@ export class MessageService {
       if (report.errorCode !== undefined) fields.error_code = report.errorCode;
       if (report.errorMessage !== undefined) fields.error_message = report.errorMessage;
       if (report.carrierCode !== undefined) fields.carrier_code = report.carrierCode;
-      await this.transition(trx, row, report.status, clock, fields);
+      note(trx, key, await this.transition(trx, row, report.status, clock, fields));
       await then?.(trx);
       return 'applied';
     };

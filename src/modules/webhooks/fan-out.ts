@@ -10,6 +10,7 @@ import { newId } from '../../platform/ids.ts';
 import type { WebhookDeliveryRow } from './tables.ts';
 import { matches, subscribedTypes } from './matching.ts';
 import { prepareInsert } from '../../store/prepared.ts';
+import { deferInsert } from '../../store/batch-scope.ts';
 import { enabledEndpointsIn } from './enabled-endpoints.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
@@ -47,6 +48,7 @@ export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
     const endpoints = event.type === 'webhook.test'
       ? await trx.selectFrom('webhook_endpoints').select(['id', 'url', 'events'])
         .where('account_id', '=', event.account_id).where('mode', '=', event.mode).where('id', '=', event.resource_id).execute()
+      // Read once per transaction: a ledger batch emits dozens of events of one account.
       : await enabledEndpointsIn(trx, event.account_id, event.mode);
     const targets: Array<{ webhook_id: string | null; url: string }> = endpoints
       .filter((e) => event.type === 'webhook.test' || matches(subscribedTypes(e.events), event.type))
@@ -77,8 +79,11 @@ export function createFanOut(deps: { jobs: JobQueue; clock: Clock }): FanOut {
       created_at: now,
       updated_at: now,
     }));
-    if (rows.length === 1) await insertDelivery(trx, rows[0]!);
-    else await trx.insertInto('webhook_deliveries').values(rows).execute();
+    // In a ledger batch the rows go in with the batch's others, in one INSERT before it commits.
+    if (!deferInsert(trx, 'webhook_deliveries', rows)) {
+      if (rows.length === 1) await insertDelivery(trx, rows[0]!);
+      else await trx.insertInto('webhook_deliveries').values(rows).execute();
+    }
     await deps.jobs.enqueueMany(trx, rows.map((r) => ({
       kind: DELIVER_JOB,
       payload: { d: r.id, k: orderKey(r), n: 0 } satisfies DeliverPayload,

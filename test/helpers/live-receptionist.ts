@@ -3,12 +3,13 @@
 // one SIP trunk that takes inbound calls from 127.0.0.0/8, a Growth account, a live number
 // imported on that trunk through the CLI, and the fixture receptionist answering it.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer, type CreatedAccount } from './server.ts';
 import { freeUdpPort } from './sipp.ts';
+import { runCli } from './cli.ts';
 import { createFixtureAgent } from './ai.ts';
 import { startFakeOpenAiAudio, speechSection, type FakeOpenAiAudio } from './openai-audio.ts';
 import { toLineRate } from '../../src/media/resample.ts';
@@ -64,7 +65,7 @@ export async function startLiveReceptionist(opts: LiveReceptionistOptions): Prom
   ].join('\n'));
   const t = await startTestServer({ SWITCHBOARD_CARRIERS_FILE: carriersFile });
   const acct = await t.createAccount('growth');
-  const imported = await cli(t, carriersFile, 'numbers', 'import', '--account', acct.account.id, '--number', opts.number, '--trunk', 'carrier', '--json');
+  const imported = await runCli(t, carriersFile, ['numbers', 'import', '--account', acct.account.id, '--number', opts.number, '--trunk', 'carrier', '--json']);
   assert.equal(imported.status, 0, imported.stderr);
   const numberId = (JSON.parse(imported.stdout) as { id: string }).id;
   const { agent } = await createFixtureAgent(t, acct.keys.live, numberId);
@@ -75,17 +76,4 @@ export async function startLiveReceptionist(opts: LiveReceptionistOptions): Prom
       await speech.close();
     },
   };
-}
-
-/** The switchboard CLI on the test server's store and carriers file. */
-function cli(t: TestServer, carriersFile: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: Record<string, string | undefined> = { ...process.env, SWITCHBOARD_DATA_DIR: t.store.dataDir, SWITCHBOARD_CARRIERS_FILE: carriersFile };
-  if (t.store.databaseUrl) env.DATABASE_URL = t.store.databaseUrl;
-  else delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/switchboard.js', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })));
 }

@@ -1,10 +1,15 @@
-// A node:test reporter that scripts/test.mjs gives every test file beside the spec reporter:
-// it writes one JSON object, the file's totals and the names of its failed tests, which the
+// A node:test reporter that scripts/test.mjs gives every test file beside the spec reporter.
+// It writes one JSON line per test as the test starts running and as it ends ({"started": name}
+// on test:dequeue, {"ended": name} on test:complete; test:start comes only when a test
+// reports, after it ran), so a file killed at its deadline still shows which tests were running,
+// and last one JSON object, the file's totals and the names of its failed tests, which the
 // scheduler adds up, repeats at the end of the run, and runs again.
 export default async function* summary(source) {
   const totals = {};
   const failures = [];
   for await (const { type, data } of source) {
+    if (type === 'test:dequeue') yield `${JSON.stringify({ started: data.name })}\n`;
+    if (type === 'test:complete') yield `${JSON.stringify({ ended: data.name })}\n`;
     if (type === 'test:fail' && !data.todo && !data.skip) {
       // A suite fails with its failing test: name the test, not every level above it.
       if (data.details?.error?.failureType === 'subtestsFailed') continue;

@@ -72,6 +72,21 @@ if (process.env.TEST_CPU_REPORT) {
 // take that long for an ordinary request, so the other files' servers get 30 s unless the
 // caller sets it.
 const env = { SWITCHBOARD_TRANSACTION_TIMEOUT_MS: '30000', ...process.env, ...cpuEnv, NODE_ENV: 'test' };
+// A file that has not ended after TEST_FILE_TIMEOUT_SECONDS (default 900; the slowest file
+// takes about 220 s under CI's load) is killed with every process it started, and counts as
+// failed, with what it printed so far and the tests it had not finished. Without a deadline
+// one hung file (a peer or a browser that never exits, a handle left open) held the whole run
+// until CI's own limit, and its output, kept until the file ends, was never printed.
+const FILE_TIMEOUT_MS = 1000 * (Number(process.env.TEST_FILE_TIMEOUT_SECONDS) || 900);
+// Each file runs in its own process group (for that deadline), out of reach of a Ctrl-C at the
+// terminal or a SIGTERM to this script: both are passed on to every running file's group.
+const fileGroups = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const pid of fileGroups) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+    process.exit(130);
+  });
+}
 
 // The files run precompiled, from the mirror scripts/build-mirror.mjs (re)builds now: loading
 // the sources through tsx's hooks cost every test process, and every CLI and server process
@@ -154,20 +169,41 @@ function runFile({ file, db }, nice) {
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     `--test-reporter=${resolve(cwd, 'scripts/test-summary-reporter.mjs')}`, `--test-reporter-destination=${summaryPath}`,
     runnable(file),
-  ], { cwd, env: fileEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // detached: the file gets its own process group, so a deadline can kill its servers and peers too.
+  ], { cwd, env: fileEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   // Every process the file starts inherits the priority; set before it has started any.
   if (nice) try { setPriority(child.pid, nice); } catch { /* not permitted: runs at ours */ }
   const chunks = [];
   child.stdout.on('data', (c) => chunks.push(c));
   child.stderr.on('data', (c) => chunks.push(c));
+  fileGroups.add(child.pid);
   const t0 = performance.now();
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }, FILE_TIMEOUT_MS);
   return new Promise((done) => child.on('close', (code) => {
+    clearTimeout(deadline);
+    // The group again: a server or peer the file started may outlive the file's own process.
+    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ }
+    fileGroups.delete(child.pid);
     let summary = {};
-    try { summary = JSON.parse(readFileSync(summaryPath, 'utf8')); } catch { /* it died before its end */ }
+    const unfinished = [];
+    try {
+      // Progress lines ({"started"}/{"ended"}), then the summary, last, if the file got to its end.
+      for (const line of readFileSync(summaryPath, 'utf8').split('\n').filter(Boolean)) {
+        const entry = JSON.parse(line);
+        if ('started' in entry) unfinished.push(entry.started);
+        else if ('ended' in entry) unfinished.splice(unfinished.lastIndexOf(entry.ended), 1);
+        else summary = entry;
+      }
+    } catch { /* it died in the middle of a line */ }
     rmSync(dir, { recursive: true, force: true });
     // A file fails when a test failed or when its process did not end well (a crash outside any test).
     const failures = summary.failures ?? [];
-    if (code !== 0 && failures.length === 0) failures.push(`the file's process exited with ${code ?? 'a signal'} (its output is above)`);
+    if (timedOut) failures.push(`the file had not ended after ${FILE_TIMEOUT_MS / 1000} s and was killed; still running: ${unfinished.join(' > ') || 'no test (a hook, or the file outside any test)'}`);
+    else if (code !== 0 && failures.length === 0) failures.push(`the file's process exited with ${code ?? 'a signal'} (its output is above)`);
     done({ file, db, code, summary, failures, seconds: (performance.now() - t0) / 1000, output: Buffer.concat(chunks).toString() });
   }));
 }

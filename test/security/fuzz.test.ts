@@ -201,9 +201,14 @@ function makeCase(rng: Rng, op: Operation): Case {
 
 interface Outcome { status: number; headers: Headers; text: string }
 
-async function sendCase(c: Case): Promise<Outcome> {
-  const res = await fetch(t.url + c.target, { method: c.method, headers: c.headers, body: c.body ? new Blob([new Uint8Array(c.body)]) : null });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+/** The answer, or why there was none (a reset connection is a defect of its own, named with its case). */
+async function sendCase(c: Case): Promise<Outcome | { failed: string }> {
+  try {
+    const res = await fetch(t.url + c.target, { method: c.method, headers: c.headers, body: c.body ? new Blob([new Uint8Array(c.body)]) : null });
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  } catch (error: any) {
+    return { failed: `no answer: ${error?.message} (${error?.cause?.code ?? error?.cause?.message ?? 'no cause'})` };
+  }
 }
 
 /** What is wrong with an answer, or null. */
@@ -234,8 +239,9 @@ test(`fuzz from the OpenAPI document (seed ${SEED}, ${REQUESTS} requests): no 5x
   for (let i = 0; i < cases.length; i += PARALLEL) {
     await Promise.all(cases.slice(i, i + PARALLEL).map(async (c) => {
       const res = await sendCase(c);
-      histogram.set(res.status, (histogram.get(res.status) ?? 0) + 1);
-      const wrong = defect(res);
+      const status = 'failed' in res ? 0 : res.status;
+      histogram.set(status, (histogram.get(status) ?? 0) + 1);
+      const wrong = 'failed' in res ? res.failed : defect(res);
       if (wrong && defects.length < 30) defects.push(`${c.method} ${c.target.slice(0, 200)} [${JSON.stringify(c.headers).slice(0, 200)}] body ${c.body ? new TextDecoder().decode(c.body.slice(0, 200)) : '-'}: ${wrong}`);
     }));
   }

@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type CreatedAccount, type TestServer } from '../helpers/server.ts';
 import { generousLimiter } from '../helpers/generous-limiter.ts';
+import { Agent } from 'undici';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 1500);
@@ -61,7 +62,10 @@ before(async () => {
   ids.push((await api.post('/v1/ai/agents', { name: 'Fuzz' })).body.id);
   assert.ok(ids.every((id) => typeof id === 'string'), `fixtures: ${ids.join(', ')}`);
 });
-after(() => t.close());
+after(async () => {
+  await dispatcher.close();
+  await t.close();
+});
 
 function resolveRef(schema: any): any {
   return schema?.$ref ? resolveRef(doc.components.schemas[schema.$ref.split('/').pop()]) : schema;
@@ -201,10 +205,20 @@ function makeCase(rng: Rng, op: Operation): Case {
 
 interface Outcome { status: number; headers: Headers; text: string }
 
+// The fuzzer's own connections are kept idle at most 10 s, far inside the server's 72 s
+// keep-alive. With fetch's default the client keeps a connection for the server's hint less
+// a second, counted from when it has read the answer; the server counts from when it wrote
+// it. Here both run in one process at nice 19 beside CI's load, and when the process stalled
+// between the two the server closed the connection first, while the client reused it for its
+// next request: a reset (CI7 to CI11, one case in 1,500 each time, a different one each time,
+// never alone). That race belongs to every HTTP client of a keep-alive server; an idle limit
+// well below the server's is the usual cure.
+const dispatcher = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000 });
+
 /** The answer, or why there was none (a reset connection is a defect of its own, named with its case). */
 async function sendCase(c: Case): Promise<Outcome | { failed: string }> {
   try {
-    const res = await fetch(t.url + c.target, { method: c.method, headers: c.headers, body: c.body ? new Blob([new Uint8Array(c.body)]) : null });
+    const res = await fetch(t.url + c.target, { method: c.method, headers: c.headers, body: c.body ? new Blob([new Uint8Array(c.body)]) : null, dispatcher } as RequestInit);
     return { status: res.status, headers: res.headers, text: await res.text() };
   } catch (error: any) {
     return { failed: `no answer: ${error?.message} (${error?.cause?.code ?? error?.cause?.message ?? 'no cause'})` };

@@ -78,14 +78,23 @@ const env = { SWITCHBOARD_TRANSACTION_TIMEOUT_MS: '30000', ...process.env, ...cp
 // one hung file (a peer or a browser that never exits, a handle left open) held the whole run
 // until CI's own limit, and its output, kept until the file ends, was never printed.
 const FILE_TIMEOUT_MS = 1000 * (Number(process.env.TEST_FILE_TIMEOUT_SECONDS) || 900);
-// Each file runs in its own process group (for that deadline), out of reach of a Ctrl-C at the
-// terminal or a SIGTERM to this script: both are passed on to every running file's group.
-const fileGroups = new Set();
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    for (const pid of fileGroups) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
-    process.exit(130);
-  });
+// The file's process and every process under it (its servers, CLIs, SIP peers, browser), found
+// through /proc's parent links. Not a process group of its own: a new session (detached) is a
+// scheduler autogroup of its own on Linux, among which nice does not apply, and the low lane's
+// nice 19 is what keeps it off the real-time files' CPU.
+function processTree(root) {
+  const children = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try { stat = readFileSync(`/proc/${name}/stat`, 'utf8'); } catch { continue; }
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(Number(name));
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
 }
 
 // The files run precompiled, from the mirror scripts/build-mirror.mjs (re)builds now: loading
@@ -169,25 +178,20 @@ function runFile({ file, db }, nice) {
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     `--test-reporter=${resolve(cwd, 'scripts/test-summary-reporter.mjs')}`, `--test-reporter-destination=${summaryPath}`,
     runnable(file),
-  // detached: the file gets its own process group, so a deadline can kill its servers and peers too.
-  ], { cwd, env: fileEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  ], { cwd, env: fileEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   // Every process the file starts inherits the priority; set before it has started any.
   if (nice) try { setPriority(child.pid, nice); } catch { /* not permitted: runs at ours */ }
   const chunks = [];
   child.stdout.on('data', (c) => chunks.push(c));
   child.stderr.on('data', (c) => chunks.push(c));
-  fileGroups.add(child.pid);
   const t0 = performance.now();
   let timedOut = false;
   const deadline = setTimeout(() => {
     timedOut = true;
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    for (const pid of processTree(child.pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
   }, FILE_TIMEOUT_MS);
   return new Promise((done) => child.on('close', (code) => {
     clearTimeout(deadline);
-    // The group again: a server or peer the file started may outlive the file's own process.
-    try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ }
-    fileGroups.delete(child.pid);
     let summary = {};
     const unfinished = [];
     try {

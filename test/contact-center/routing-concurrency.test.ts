@@ -30,7 +30,7 @@ test('12 callers, 4 workers: each caller offered and bridged exactly once, one o
     await sandbox.receiver.waitFor(() => {
       const connected = workers.flatMap((w) => eventsOf(sandbox.receiver, w.id).filter((e) => e.type === 'worker.connected'));
       return connected.length >= Math.min(callers.length, hungUp.size + workers.length);
-    }, 30_000);
+    }, 60_000);
     const talking = connectedCallers().filter((id) => !hungUp.has(id));
     for (const id of talking) {
       await waitForFlowEvent(sandbox.receiver, id, 'call.queue.left');

@@ -35,7 +35,7 @@ const offeredTo = (workerId: string): string[] => eventsOf(sandbox.receiver, wor
 async function connects(workerId: string, n: number): Promise<string> {
   // Deliveries may arrive out of order: wait for both the answer and the offer it answered.
   await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, workerId).filter((e) => e.type === 'worker.connected').length > n
-    && offeredTo(workerId).length > n, 20_000);
+    && offeredTo(workerId).length > n, 30_000);
   const offered = offeredTo(workerId);
   assert.equal(offered.length, n + 1, 'one offer per worker at a time');
   return offered[n]!;

@@ -69,8 +69,10 @@ describe('routing a waiting caller to workers', () => {
     // The caller hangs up: the worker's leg ends, the worker wraps up, then a job makes it available.
     ok(await api().post(`/v1/calls/${caller.id}/hangup`, {}));
     await sandbox.receiver.waitForEvent('call.completed', busy.current_call_id);
+    // Wrap-up lasts 30 sandbox seconds, 0.3 s here: a poll from a starved process may see it
+    // over already (CI). Its events below say it happened, in order, whatever the poll saw.
     const wrapping = await waitUntil('wrap_up', async () => ok(await api().get(`/v1/workers/${answers.id}`)), (w) => w.status !== 'busy');
-    assert.equal(wrapping.status, 'wrap_up');
+    assert.ok(['wrap_up', 'available'].includes(wrapping.status), wrapping.status);
     assert.equal(wrapping.current_call_id, null);
     await waitUntil('available after wrap-up', async () => ok(await api().get(`/v1/workers/${answers.id}`)), (w) => w.status === 'available');
     await sandbox.receiver.waitFor(() => eventsOf(sandbox.receiver, answers.id).length >= 5);

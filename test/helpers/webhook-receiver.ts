@@ -87,7 +87,10 @@ export async function startReceiver(opts: { secrets?: string[]; path?: string } 
   const { port } = server.address() as AddressInfo;
 
   const events = () => receiver.deliveries.map((d) => d.event);
-  async function waitFor(predicate: (events: ReceivedEvent[]) => boolean, timeoutMs = 10_000): Promise<ReceivedEvent[]> {
+  // 30 s by default: an upper bound, not a latency check (it resolves the moment the events are
+  // there). A low-lane file runs at nice 19 beside the real-time files and can be starved for
+  // seconds at a time; at 10 s the routing files failed their first runs in CI on that alone.
+  async function waitFor(predicate: (events: ReceivedEvent[]) => boolean, timeoutMs = 30_000): Promise<ReceivedEvent[]> {
     if (receiver.unverified.length > 0) throw new Error(`a delivery failed signature verification: ${receiver.unverified[0]!.body.slice(0, 200)}`);
     if (predicate(events())) return events();
     return new Promise((resolve, reject) => {

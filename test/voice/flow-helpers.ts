@@ -31,7 +31,7 @@ export function flowEventsOf(receiver: WebhookReceiver, callId: string, type?: s
 }
 
 export async function waitForFlowEvent(receiver: WebhookReceiver, callId: string, type: string, count = 1): Promise<ReceivedEvent[]> {
-  await receiver.waitFor(() => flowEventsOf(receiver, callId, type).length >= count, 20_000);
+  await receiver.waitFor(() => flowEventsOf(receiver, callId, type).length >= count, 30_000);
   return flowEventsOf(receiver, callId, type);
 }
 

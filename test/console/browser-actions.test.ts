@@ -26,7 +26,7 @@ describe('console actions in a browser', () => {
     receiver = await startReceiver();
     browser = await launchBrowser();
     page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000); // a bound, not a latency check: the console's server runs in this nice-19 process
     // Confirmation prompts (data-confirm) are accepted; any other dialog would be injected script.
     page.on('dialog', (d) => {
       if (d.type() === 'confirm') return void d.accept();
@@ -60,7 +60,7 @@ describe('console actions in a browser', () => {
     await page.locator(`a[href="/console/webhooks/${id}"]`).click();
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.waitForURL(/sent=1/);
-    await until('the delivery to be dead-lettered', async () => (await deliveryStatus(id)) === 'dead', { timeoutMs: 15_000 });
+    await until('the delivery to be dead-lettered', async () => (await deliveryStatus(id)) === 'dead', { timeoutMs: 30_000 });
 
     await page.reload();
     const attempts = page.locator('[data-testid=attempt]');
@@ -77,7 +77,7 @@ describe('console actions in a browser', () => {
     await page.getByRole('button', { name: 'Replay' }).click();
     await page.waitForURL(/replayed=/);
     await receiver.waitForEvent('webhook.test');
-    await until('the replayed delivery to succeed', async () => (await deliveryStatus(id)) === 'succeeded', { timeoutMs: 15_000 });
+    await until('the replayed delivery to succeed', async () => (await deliveryStatus(id)) === 'succeeded', { timeoutMs: 30_000 });
     await page.reload();
     assert.equal(await page.locator('[data-testid=dead-letter]').count(), 0, 'no dead letters left');
     assert.deepEqual(dialogs, []);
@@ -157,7 +157,7 @@ describe('console actions in a browser', () => {
       const call = await t.as(acct.keys.sandbox).get(`/v1/calls/${callId}`);
       const id = call.body.recordings?.[0];
       return id !== undefined && (await t.as(acct.keys.sandbox).get(`/v1/recordings/${id}`)).body.status === 'ready';
-    }, { timeoutMs: 15_000 });
+    }, { timeoutMs: 30_000 });
     await page.goto(`${t.url}/console/calls/${callId}`);
     const before = (await page.locator('[data-testid=transcript]').textContent())!;
     assert.match(before, /\d{4}/, 'the scripted dialogue has digits to redact');

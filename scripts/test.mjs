@@ -82,19 +82,38 @@ const FILE_TIMEOUT_MS = 1000 * (Number(process.env.TEST_FILE_TIMEOUT_SECONDS) ||
 // through /proc's parent links. Not a process group of its own: a new session (detached) is a
 // scheduler autogroup of its own on Linux, among which nice does not apply, and the low lane's
 // nice 19 is what keeps it off the real-time files' CPU.
+// Sampled every 2 s while the file runs, since a process the file left running when it exited
+// has a new parent (init) by then: the crash tests' servers inherit our stderr, and one left
+// running would hold it open, so the file's 'close' (and the whole run) would wait forever.
+/** pid -> start time (to tell a reused pid apart), of every process under `root` now. */
 function processTree(root) {
   const children = new Map();
+  const started = new Map();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     let stat;
     try { stat = readFileSync(`/proc/${name}/stat`, 'utf8'); } catch { continue; }
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number(fields[1]);
+    started.set(Number(name), fields[19]);
     if (!children.has(ppid)) children.set(ppid, []);
     children.get(ppid).push(Number(name));
   }
   const tree = [root];
   for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
-  return tree;
+  return new Map(tree.map((pid) => [pid, started.get(pid)]));
+}
+
+/** Kills the processes of a tree sample that still run (the same pid with the same start time). */
+function killSampled(sample) {
+  const killed = [];
+  for (const [pid, start] of sample) {
+    let now;
+    try { now = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
+    if (now.slice(now.lastIndexOf(')') + 2).split(' ')[19] !== start) continue;
+    try { process.kill(pid, 'SIGKILL'); killed.push(pid); } catch { /* gone meanwhile */ }
+  }
+  return killed;
 }
 
 // The files run precompiled, from the mirror scripts/build-mirror.mjs (re)builds now: loading
@@ -186,12 +205,33 @@ function runFile({ file, db }, nice) {
   child.stderr.on('data', (c) => chunks.push(c));
   const t0 = performance.now();
   let timedOut = false;
+  // Every process seen under the file so far (processTree says why it is sampled).
+  const seen = new Map();
+  const sample = () => { if (child.exitCode === null && child.signalCode === null) for (const [pid, start] of processTree(child.pid)) seen.set(pid, start); };
+  const sampler = setInterval(sample, 2000);
   const deadline = setTimeout(() => {
     timedOut = true;
-    for (const pid of processTree(child.pid)) try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+    sample();
+    killSampled(seen);
   }, FILE_TIMEOUT_MS);
+  // 'close' waits for the file's output streams as well as its process. Five seconds after the
+  // file's process exits, whatever it left running is killed, and the file says so.
+  let leftBehind = [];
+  let lingering;
+  child.on('exit', () => {
+    clearInterval(sampler);
+    seen.delete(child.pid);
+    lingering = setTimeout(() => {
+      leftBehind = killSampled(seen);
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }, 5000);
+  });
   return new Promise((done) => child.on('close', (code) => {
+    clearInterval(sampler);
     clearTimeout(deadline);
+    clearTimeout(lingering);
+    if (leftBehind.length > 0) chunks.push(Buffer.from(`\n== the file left ${leftBehind.length} process(es) running when it ended (killed): ${leftBehind.join(', ')}\n`));
     let summary = {};
     const unfinished = [];
     try {

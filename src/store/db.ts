@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
-import { GroupCommitSqliteDriver } from './sqlite-group-commit.ts';
+import { GroupCommitSqliteDriver, type GroupLimits } from './sqlite-group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { ScopingDriver } from './request-transaction.ts';
 import type { Tables } from './tables.ts';
@@ -35,6 +35,8 @@ export interface OpenOptions {
   onPoolError?: (err: Error) => void;
   /** SQLite: checkpoint the WAL from a worker thread instead of inside commits (the server). */
   backgroundCheckpoints?: boolean;
+  /** SQLite: when a commit group commits (sqlite-group-commit.ts); its defaults otherwise. Tests that need a group to stay open under load set a longer age. */
+  groupCommit?: GroupLimits;
 }
 
 export function openDatabase(opts: OpenOptions): Database {
@@ -70,7 +72,7 @@ export function openDatabase(opts: OpenOptions): Database {
   const checkpointer = opts.backgroundCheckpoints
     ? (sqlite.pragma('wal_autocheckpoint = 0'), startCheckpointer(file, (m) => opts.onPoolError?.(new Error(m))))
     : null;
-  const dialect = new GroupCommitSqliteDialect(sqlite);
+  const dialect = new GroupCommitSqliteDialect(sqlite, opts.groupCommit);
   const db = new Kysely<Tables>({ dialect });
   return {
     db,
@@ -88,9 +90,9 @@ export function openDatabase(opts: OpenOptions): Database {
 class GroupCommitSqliteDialect extends SqliteDialect {
   readonly scoping: ScopingDriver;
 
-  constructor(sqlite: SQLite.Database) {
+  constructor(sqlite: SQLite.Database, limits?: GroupLimits) {
     super({ database: sqlite });
-    this.scoping = new ScopingDriver(new GroupCommitSqliteDriver(sqlite));
+    this.scoping = new ScopingDriver(new GroupCommitSqliteDriver(sqlite, limits));
   }
 
   override createDriver(): Driver {

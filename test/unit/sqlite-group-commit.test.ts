@@ -13,9 +13,9 @@ import { openDatabase } from '../../src/store/db.ts';
 import { inTransaction } from '../../src/store/transaction.ts';
 import { runInScope } from '../../src/store/request-transaction.ts';
 
-async function scratchStore() {
+async function scratchStore(groupCommit?: { members: number; ageMs: number }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-group-commit-'));
-  const database = openDatabase({ dataDir });
+  const database = openDatabase({ dataDir, groupCommit });
   await sql`create table scratch (id integer primary key, tag text not null unique)`.execute(database.db);
   const observer = new SQLite(join(dataDir, 'switchboard.db'), { readonly: true });
   const committed = (id: number) => observer.prepare('select count(*) as n from scratch where id = ?').get(id) as { n: number };
@@ -88,7 +88,9 @@ test('a plain query that ran inside an open group answers after that group commi
 });
 
 test('request-wide transactions of a burst share a commit; one never joins a group other code waits on', async () => {
-  const store = await scratchStore();
+  // The group may be a minute old, not 10 ms: between the two requests a loaded machine
+  // (CI) took longer than that, the group committed on its age, and the second began a new one.
+  const store = await scratchStore({ members: 256, ageMs: 60_000 });
   try {
     const { db, scoping } = store.database;
     /** An idempotent request's transaction (request-transaction.ts) that inserts `id`. */

@@ -57,6 +57,15 @@ export class WavStreamWriter {
     }
   }
 
+  /**
+   * Sends what is buffered to the disk now rather than when its chunk fills, and returns the
+   * frames written or queued so far (what the file holds once the queued writes are done).
+   */
+  flush(): number {
+    if (!this.flushChunk()) return this.frames - this.used / CHANNELS;
+    return this.frames;
+  }
+
   async close(): Promise<WavStreamResult> {
     await this.tail;
     this.flushChunk();

@@ -51,3 +51,25 @@ test('a call file is readable while it grows and is a whole WAV when closed', as
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a flush puts a part-filled chunk on disk at once: the frames it returns are readable without waiting for the chunk to fill', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'callfile-'));
+  try {
+    const path = join(dir, 'call.wav');
+    const writer = await WavStreamWriter.create(path, 4000);
+    const far = Int16Array.from({ length: 300 }, (_, i) => i + 1);
+    writer.write(far, new Int16Array(300));
+    const flushed = writer.flush();
+    assert.equal(flushed, 300);
+    for (let i = 0; i < 100 && callFileFrames(readFileSync(path).length) < flushed; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(callFileFrames(readFileSync(path).length), 300, 'the part-filled chunk is in the file, not held for the other 3,700 frames');
+    // The next frames go on after it, in order.
+    writer.write(Int16Array.from([7, 8]), Int16Array.from([9, 10]));
+    assert.equal(writer.flush(), 302);
+    assert.deepEqual(await writer.close(), { path, frames: 302, droppedFrames: 0 });
+    const wav = decodeWav(readFileSync(path));
+    assert.deepEqual(Array.from(wav.samples[0]!.subarray(298)), [299, 300, 7, 8]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

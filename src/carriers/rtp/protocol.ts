@@ -96,8 +96,13 @@ export type MediaEvent =
   | { type: 'digit'; id: string; digit: string }
   | { type: 'latched'; id: string; address: string; port: number }
   | { type: 'played'; id: string; playId: string; interrupted: boolean }
-  /** The far end started or stopped talking (voice-activity.ts). */
-  | { type: 'voice'; id: string; talking: boolean }
+  /**
+   * The far end started or stopped talking (voice-activity.ts). When it stopped on a recorded
+   * leg, `recorded` is how many frames of the leg's file hold the audio up to then: they are on
+   * their way to the disk already, so a listener can read the utterance without waiting for the
+   * recorder's next half-second chunk.
+   */
+  | { type: 'voice'; id: string; talking: boolean; recorded?: number }
   /** How a media stream of the leg went: started, then ended, or failed; each once. */
   | { type: 'stream'; id: string; streamId: string; report: StreamReport };
 

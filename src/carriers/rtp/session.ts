@@ -157,7 +157,10 @@ export class RtpSession {
     this.jitter.pull(this.pcmIn);
     this.conference?.bus.write(this.conference.slot, this.pcmIn);
     const talking = this.activity.accept(this.pcmIn);
-    if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
+    if (talking === false && this.recorder) {
+      // The caller's line has just ended: whoever listens (speech to text) wants its audio now.
+      this.emit({ type: 'voice', id: this.id, talking, recorded: this.recorder.flush() });
+    } else if (talking !== undefined) this.emit({ type: 'voice', id: this.id, talking });
   }
 
   /** Phase two: choose, send and record this tick's outbound frame. */

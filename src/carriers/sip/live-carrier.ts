@@ -124,7 +124,7 @@ export class LiveSipCarrier implements VoiceCarrier {
       roomFile: (recordingId) => join(this.mediaDir, `${recordingId}.wav`),
       listen: (callId, on) => {
         const digit = (event: { digit: string }) => on.digit?.(event.digit);
-        const voice = (event: { talking: boolean }) => on.voice?.(event.talking);
+        const voice = (event: { talking: boolean; recorded?: number }) => on.voice?.(event.talking, event.recorded);
         stack.engine.events.on(`digit:${callId}`, digit);
         stack.engine.events.on(`voice:${callId}`, voice);
         return () => {

@@ -72,7 +72,7 @@ export class LiveMediaPort implements MediaPort {
   ) {
     this.streams = new LiveStreams(calls, () => listeners.streams(), { handshakeTimeoutMs: streamHandshakeTimeoutMs, log: this.log }, nodes);
     this.hearsSpeech = stt !== null;
-    const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number) => this.farAudio(callId, from, to) } : null;
+    const hearing = stt ? { stt, farAudio: (callId: string, from: number, to: number, recorded?: number) => this.farAudio(callId, from, to, recorded) } : null;
     this.conferences = new LiveConferences(calls, speech, () => listeners.audio(), () => this.sinks, this.log, nodes);
     const rooms = { waiting: (id: string) => this.conferences.waiting(id), connectionBus, mixedElsewhere: (home: string) => nodes?.isOther(home) ?? false };
     this.operations = new LiveOperations(calls, speech, {
@@ -204,12 +204,12 @@ export class LiveMediaPort implements MediaPort {
     return capture;
   }
 
-  /** The far end's audio (channel 0 of the call's file) between two talk times, once the worker has written it. */
-  private async farAudio(callId: string, from: number, to: number): Promise<Int16Array> {
+  /** The far end's audio (channel 0 of the call's file) between two talk times, once the worker has written it (see Hearing). */
+  private async farAudio(callId: string, from: number, to: number, recorded?: number): Promise<Int16Array> {
     const source = this.calls.callRecording(callId);
     if (!source) throw new Error(`the audio of call ${callId} is not on this node`);
     const first = Math.max(0, Math.round(from * RATE));
-    const last = Math.max(first, Math.round(to * RATE));
+    const last = Math.max(first, Math.min(Math.round(to * RATE), recorded ?? Infinity));
     await untilWritten(source, last);
     const file = await open(source.path, 'r');
     try {
@@ -282,13 +282,15 @@ function sidesOf(call: CallRef, capture: Capture): TranscribedSide[] {
 }
 
 /**
- * The worker writes the call's file in half-second chunks: waits until `frame` is on disk, or
- * the call's file is complete, or a minute has passed (a stalled worker must not hold us).
+ * The worker writes the call's file in half-second chunks, and at once when the far end stops
+ * talking (rtp/session.ts): waits until `frame` is on disk, or the call's file is complete, or
+ * a minute has passed (a stalled worker must not hold us). Checked every 20 ms, a frame's time:
+ * a caller waiting for the agent's answer waits on this, and stat() is cheap.
  */
 async function untilWritten(source: { framesAvailable(): Promise<number>; ended: Promise<void> }, frame: number): Promise<void> {
   let available = await source.framesAvailable();
-  for (let round = 0; round < 600 && available < frame; round++) {
-    const settled = await Promise.race([source.ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+  for (let round = 0; round < 3000 && available < frame; round++) {
+    const settled = await Promise.race([source.ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20))]);
     available = await source.framesAvailable();
     if (settled) break;
   }

@@ -19,7 +19,8 @@ export interface LegAudio {
   play(callId: string, pcm: Int16Array): Promise<{ interrupted: boolean }>;
   stopPlayback(callId: string): Promise<void>;
   /** Subscribes to the leg's digits and voice activity; returns the unsubscribe. */
-  listen(callId: string, on: { digit?: (digit: string) => void; voice?: (talking: boolean) => void }): () => void;
+  /** `recorded`, when the far end stopped talking on a recorded leg: the frames of its file that hold the audio up to then. */
+  listen(callId: string, on: { digit?: (digit: string) => void; voice?: (talking: boolean, recorded?: number) => void }): () => void;
   /** Talk seconds so far, null when the call is not answered (or gone). */
   elapsed(callId: string): number | null;
   /** Dials a second leg and bridges it to the call until one side hangs up, `cutShort` settles or the time limit. */
@@ -55,8 +56,12 @@ export interface CapturedSpan {
 /** How a gather hears words: the call's far-end audio, and a speech-to-text endpoint. */
 export interface Hearing {
   stt: SpeechToText;
-  /** The far end's audio between two talk times (seconds), once it is on disk. */
-  farAudio(callId: string, from: number, to: number): Promise<Int16Array>;
+  /**
+   * The far end's audio between two talk times (seconds), once it is on disk; `recorded` (the
+   * frames the file holds when the far end stopped talking) caps `to`, which is read off the
+   * wall clock and can run a few frames ahead of the file.
+   */
+  farAudio(callId: string, from: number, to: number, recorded?: number): Promise<Int16Array>;
 }
 
 export interface OperationHooks {
@@ -77,6 +82,9 @@ interface Running {
  * decide, and a word's soft onset is quieter than its threshold.
  */
 const PRE_ROLL_SECONDS = 0.25;
+
+/** An utterance in talk seconds (`end` null while the caller talks), and the frames on file when it stopped. */
+interface Said { start: number; end: number | null; recorded?: number | undefined }
 
 const BEEP = Int16Array.from({ length: LINE_RATE / 2 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / LINE_RATE)));
 
@@ -286,7 +294,7 @@ export class LiveOperations {
     let digits = '';
     let prompting = true;
     let barged = false;
-    let utterance: { start: number; end: number | null } | null = null;
+    let utterance: Said | null = null;
     type End = 'num_digits' | 'finish_key' | 'timeout' | 'speech';
     let done: ((reason: End) => void) | null = null;
     let timer: NodeJS.Timeout | undefined;
@@ -299,7 +307,7 @@ export class LiveOperations {
       clearTimeout(quiet);
       quiet = setTimeout(() => done?.('speech'), Math.max(0, seconds) * 1000);
     };
-    const judgePause = (said: { start: number; end: number }) => {
+    const judgePause = (said: Said) => {
       const pause = ++pauses;
       const quietAt = Date.now();
       // Until the words are known the longest wait stands.
@@ -336,7 +344,7 @@ export class LiveOperations {
         if (op.numDigits !== undefined && digits.length >= op.numDigits) return done?.('num_digits');
         if (!prompting) arm();
       },
-      voice: hearing ? (talking) => {
+      voice: hearing ? (talking, recorded) => {
         const now = this.leg.elapsed(ctx.callId);
         if (now === null) return;
         if (talking) {
@@ -349,10 +357,12 @@ export class LiveOperations {
           partial = null;
           if (utterance) utterance.end = null;
           else utterance = { start: Math.max(0, now - PRE_ROLL_SECONDS), end: null };
+          utterance.recorded = undefined;
         } else if (utterance) {
           const current = utterance;
           current.end = now;
-          if (op.endOfUtterance === 'words') judgePause({ start: current.start, end: now });
+          current.recorded = recorded;
+          if (op.endOfUtterance === 'words') judgePause({ ...current });
           else endAfter(op.speechTimeoutSeconds);
         }
       } : undefined,
@@ -372,7 +382,7 @@ export class LiveOperations {
       for (let round = 0; round < 100; round++) {
         const reason = await Promise.race([ended, ctx.cutShort]);
         if (reason !== 'speech') return collectResult(digits, reason);
-        const said = utterance as { start: number; end: number | null } | null;
+        const said = utterance as Said | null;
         utterance = null;
         // Set by judgePause's callback (TypeScript cannot see that assignment from here).
         const last = partial as Partial | null;
@@ -401,10 +411,10 @@ export class LiveOperations {
   }
 
   /** The utterance's words, or null when the endpoint failed (logged; the gather listens on and ends by its timeout). */
-  private async transcribe(callId: string, hearing: Hearing, said: { start: number; end: number | null }, hints: string[]) {
+  private async transcribe(callId: string, hearing: Hearing, said: Said, hints: string[]) {
     try {
       const end = said.end ?? this.leg.elapsed(callId) ?? said.start;
-      const audio = await hearing.farAudio(callId, said.start, end);
+      const audio = await hearing.farAudio(callId, said.start, end, said.end === null ? undefined : said.recorded);
       return await hearing.stt.transcribe(audio, { hints });
     } catch (err) {
       this.hooks.log(err as Error, callId, 'speech-to-text');

@@ -151,7 +151,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
 
     if (request.routeOptions.config.idempotency === 'handler') {
       request.idempotencyKey = key;
-      request.idempotencyClaim = { ...scope, request_hash: requestHash };
+      request.idempotencyClaim = Object.assign({}, scope, { request_hash: requestHash }); // not a spread: see state-machine.ts
       return 'handler';
     }
 
@@ -254,11 +254,10 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     if (!isOutcome(reply)) return;
     const now = platform.clock.now();
     await db.insertInto('idempotency_keys')
-      .values({
-        id: newId('request'), ...claim, ...storedAnswer(box, reply, payload),
+      .values(Object.assign({ id: newId('request') }, claim, storedAnswer(box, reply, payload), {
         locked_until: now.toISOString(),
         created_at: now.toISOString(), expires_at: new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString(),
-      })
+      }))
       .onConflict((oc) => oc.columns(['account_id', 'mode', 'method', 'path', 'key']).doNothing())
       .execute();
   }

@@ -96,8 +96,9 @@ export const CALL_MACHINE = defineStateMachine<CallStatus, CallRow>({
   table: 'calls',
   transitions: TRANSITIONS,
   stamp(row, to, now, extra) {
-    const timestamps = { ...JSON.parse(row.timestamps), [to]: now };
-    const changes: Partial<CallRow> = { ...extra, timestamps: JSON.stringify(timestamps) };
+    const timestamps = JSON.parse(row.timestamps) as Record<string, string>;
+    timestamps[to] = now;
+    const changes: Partial<CallRow> = Object.assign({}, extra, { timestamps: JSON.stringify(timestamps) }); // not a spread: see state-machine.ts
     // One instant per transition: answered_at and ended_at equal their timestamps entry.
     if (to === 'in_progress') changes.answered_at ??= now;
     if (isFinal(to)) changes.ended_at ??= now;

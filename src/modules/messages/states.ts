@@ -53,7 +53,7 @@ export const MESSAGE_MACHINE = defineStateMachine<MessageStatus, MessageRow>({
   transitions: TRANSITIONS,
   allows: (row, to) => to !== 'read' || row.channel === 'whatsapp',
   stamp(row, to, now, fields) {
-    const set: Partial<MessageRow> = { ...fields, status_reason: null, handoff_until: null };
+    const set: Partial<MessageRow> = Object.assign({}, fields, { status_reason: null, handoff_until: null }); // not a spread: see state-machine.ts
     const stamp = STAMPS[to];
     if (stamp) set[stamp] = now;
     // Stored as a number now, so the analytics rank an integer instead of parsing two timestamps per row.

@@ -85,15 +85,21 @@ const FILE_TIMEOUT_MS = 1000 * (Number(process.env.TEST_FILE_TIMEOUT_SECONDS) ||
 // Sampled every 2 s while the file runs, since a process the file left running when it exited
 // has a new parent (init) by then: the crash tests' servers inherit our stderr, and one left
 // running would hold it open, so the file's 'close' (and the whole run) would wait forever.
+/** The fields of /proc/<pid>/stat after the command's `)` (state is [0], ppid [1], start time [19]), or null when the process is gone. */
+function statFields(pid) {
+  let stat;
+  try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return null; }
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** pid -> start time (to tell a reused pid apart), of every process under `root` now. */
 function processTree(root) {
   const children = new Map();
   const started = new Map();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let stat;
-    try { stat = readFileSync(`/proc/${name}/stat`, 'utf8'); } catch { continue; }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(name);
+    if (!fields) continue;
     const ppid = Number(fields[1]);
     started.set(Number(name), fields[19]);
     if (!children.has(ppid)) children.set(ppid, []);
@@ -108,9 +114,7 @@ function processTree(root) {
 function killSampled(sample) {
   const killed = [];
   for (const [pid, start] of sample) {
-    let now;
-    try { now = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
-    if (now.slice(now.lastIndexOf(')') + 2).split(' ')[19] !== start) continue;
+    if (statFields(pid)?.[19] !== start) continue;
     try { process.kill(pid, 'SIGKILL'); killed.push(pid); } catch { /* gone meanwhile */ }
   }
   return killed;

@@ -243,7 +243,11 @@ function runFile({ file, db }, nice) {
       for (const line of readFileSync(summaryPath, 'utf8').split('\n').filter(Boolean)) {
         const entry = JSON.parse(line);
         if ('started' in entry) unfinished.push(entry.started);
-        else if ('ended' in entry) unfinished.splice(unfinished.lastIndexOf(entry.ended), 1);
+        else if ('ended' in entry) {
+          // An `ended` without its `started` (a line lost) must not drop the last unfinished test.
+          const at = unfinished.lastIndexOf(entry.ended);
+          if (at !== -1) unfinished.splice(at, 1);
+        }
         else summary = entry;
       }
     } catch { /* it died in the middle of a line */ }

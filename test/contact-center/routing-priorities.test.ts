@@ -59,10 +59,15 @@ async function worker(name: string, skills: string[], extra: Record<string, unkn
   return ok(await api().post('/v1/workers', { name, skills, reach: MAGIC.staysUp, wrap_up_seconds: 0, ...extra }));
 }
 
-/** A caller that waits in the queue (joined before this returns, so callers wait in the order placed). */
+/**
+ * A caller that waits in the queue (joined before this returns, so callers wait in the order placed).
+ * Its time_limit is the longest allowed (24 sandbox hours, 864 s here): the default 4 hours is
+ * 144 s of real time at the test server's time scale, and starved at nice 19 on a loaded machine
+ * the six callers' test took 160 s, so the callers still waiting were hung up (time_limit_reached).
+ */
 async function caller(queue: string, priority?: number): Promise<string> {
   const enqueue = priority === undefined ? { queue } : { queue, priority };
-  const call = ok(await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, flow: [{ enqueue }, { hangup: {} }] }));
+  const call = ok(await api().post('/v1/calls', { from: sandbox.from, to: MAGIC.staysUp, time_limit: 86_400, flow: [{ enqueue }, { hangup: {} }] }));
   await waitForFlowEvent(sandbox.receiver, call.id, 'call.queue.joined');
   return call.id;
 }

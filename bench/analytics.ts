@@ -10,10 +10,8 @@
 //   BENCH_YEAR=1 also times the whole year by day (every row: minutes on a loaded machine).
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { execSync } from 'node:child_process';
-import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { sql } from 'kysely';
@@ -21,6 +19,7 @@ import { inTransaction } from '../src/store/transaction.ts';
 import { AnalyticsService } from '../src/modules/analytics/service.ts';
 import { windowOf } from '../src/modules/analytics/range.ts';
 import { createAccount, freshDataDir } from './lib/spawn.ts';
+import { createPostgresDatabase } from '../test/helpers/database.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1_000_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
@@ -206,17 +205,11 @@ if (engines.includes('sqlite')) await bench('sqlite', undefined);
 
 const adminUrl = process.env.DATABASE_URL;
 if (engines.includes('postgres') && adminUrl) {
-  const name = `sb_bench_analytics_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  const database = await createPostgresDatabase('sb_bench_analytics_', { adminUrl });
   try {
-    await bench('postgres', url.toString());
+    await bench('postgres', database.url);
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 } else if (engines.includes('postgres')) {
   console.log('\n(PostgreSQL skipped: set DATABASE_URL=postgres://... to bench it too.)');

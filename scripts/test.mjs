@@ -85,32 +85,66 @@ const FILE_TIMEOUT_MS = 1000 * (Number(process.env.TEST_FILE_TIMEOUT_SECONDS) ||
 // Sampled every 2 s while the file runs, since a process the file left running when it exited
 // has a new parent (init) by then: the crash tests' servers inherit our stderr, and one left
 // running would hold it open, so the file's 'close' (and the whole run) would wait forever.
-/** pid -> start time (to tell a reused pid apart), of every process under `root` now. */
-function processTree(root) {
+// One scan of /proc per tick serves every running file: a scan per file read every process's
+// stat once for each file running (seven times a tick with seven files running).
+
+/** The fields of /proc/<pid>/stat after the command's `)` (state is [0], ppid [1], start time [19]), or null when the process is gone. */
+function statFields(pid) {
+  let stat;
+  try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return null; }
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Every process now: its children (by parent pid) and its start time (to tell a reused pid apart). */
+function scanProcesses() {
   const children = new Map();
   const started = new Map();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let stat;
-    try { stat = readFileSync(`/proc/${name}/stat`, 'utf8'); } catch { continue; }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(name);
+    if (!fields) continue;
+    const pid = Number(name);
     const ppid = Number(fields[1]);
-    started.set(Number(name), fields[19]);
+    started.set(pid, fields[19]);
     if (!children.has(ppid)) children.set(ppid, []);
-    children.get(ppid).push(Number(name));
+    children.get(ppid).push(pid);
   }
+  return { children, started };
+}
+
+/** Adds `root` and every process under it in `scan` to `seen` (pid -> start time). */
+function addTree({ children, started }, root, seen) {
   const tree = [root];
   for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
-  return new Map(tree.map((pid) => [pid, started.get(pid)]));
+  for (const pid of tree) if (started.has(pid)) seen.set(pid, started.get(pid));
+}
+
+// The running files' samples: one entry per file whose process has not exited yet.
+const watched = new Set();
+let watchTimer;
+function sampleWatched(only = watched) {
+  const live = [...only].filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+  if (live.length === 0) return;
+  const scan = scanProcesses();
+  for (const w of live) addTree(scan, w.child.pid, w.seen);
+}
+/** Samples the child's process tree into `seen` every 2 s, with every other running file's, until unwatch. */
+function watch(child, seen) {
+  const w = { child, seen };
+  watched.add(w);
+  watchTimer ??= setInterval(() => sampleWatched(), 2000);
+  return w;
+}
+function unwatch(w) {
+  watched.delete(w);
+  if (watched.size === 0 && watchTimer) { clearInterval(watchTimer); watchTimer = undefined; }
 }
 
 /** Kills the processes of a tree sample that still run (the same pid with the same start time). */
 function killSampled(sample) {
   const killed = [];
   for (const [pid, start] of sample) {
-    let now;
-    try { now = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
-    if (now.slice(now.lastIndexOf(')') + 2).split(' ')[19] !== start) continue;
+    if (statFields(pid)?.[19] !== start) continue;
     try { process.kill(pid, 'SIGKILL'); killed.push(pid); } catch { /* gone meanwhile */ }
   }
   return killed;
@@ -205,13 +239,12 @@ function runFile({ file, db }, nice) {
   child.stderr.on('data', (c) => chunks.push(c));
   const t0 = performance.now();
   let timedOut = false;
-  // Every process seen under the file so far (processTree says why it is sampled).
+  // Every process seen under the file so far (watch says why it is sampled).
   const seen = new Map();
-  const sample = () => { if (child.exitCode === null && child.signalCode === null) for (const [pid, start] of processTree(child.pid)) seen.set(pid, start); };
-  const sampler = setInterval(sample, 2000);
+  const watcher = watch(child, seen);
   const deadline = setTimeout(() => {
     timedOut = true;
-    sample();
+    sampleWatched([watcher]);
     killSampled(seen);
   }, FILE_TIMEOUT_MS);
   // 'close' waits for the file's output streams as well as its process. Five seconds after the
@@ -219,7 +252,7 @@ function runFile({ file, db }, nice) {
   let leftBehind = [];
   let lingering;
   child.on('exit', () => {
-    clearInterval(sampler);
+    unwatch(watcher);
     seen.delete(child.pid);
     lingering = setTimeout(() => {
       leftBehind = killSampled(seen);
@@ -228,7 +261,7 @@ function runFile({ file, db }, nice) {
     }, 5000);
   });
   return new Promise((done) => child.on('close', (code) => {
-    clearInterval(sampler);
+    unwatch(watcher);
     clearTimeout(deadline);
     clearTimeout(lingering);
     if (leftBehind.length > 0) chunks.push(Buffer.from(`\n== the file left ${leftBehind.length} process(es) running when it ended (killed): ${leftBehind.join(', ')}\n`));
@@ -239,7 +272,11 @@ function runFile({ file, db }, nice) {
       for (const line of readFileSync(summaryPath, 'utf8').split('\n').filter(Boolean)) {
         const entry = JSON.parse(line);
         if ('started' in entry) unfinished.push(entry.started);
-        else if ('ended' in entry) unfinished.splice(unfinished.lastIndexOf(entry.ended), 1);
+        else if ('ended' in entry) {
+          // An `ended` without its `started` (a line lost) must not drop the last unfinished test.
+          const at = unfinished.lastIndexOf(entry.ended);
+          if (at !== -1) unfinished.splice(at, 1);
+        }
         else summary = entry;
       }
     } catch { /* it died in the middle of a line */ }

@@ -41,14 +41,46 @@ function templateName(): string {
   return `sbt_tpl_${hash.digest('hex').slice(0, 16)}`;
 }
 
-function urlOf(name: string): string {
-  const url = new URL(postgresUrl!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function exists(admin: pg.Client, name: string): Promise<boolean> {
   return (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+}
+
+export interface PostgresDatabase {
+  name: string;
+  url: string;
+  /** Drops it, closing whatever is still connected to it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A new PostgreSQL database named `prefix` + a random suffix, on the server of `adminUrl`
+ * (DATABASE_URL by default): empty and unmigrated, or a copy of `template`.
+ */
+export async function createPostgresDatabase(prefix: string, { adminUrl = postgresUrl, template }: { adminUrl?: string; template?: string } = {}): Promise<PostgresDatabase> {
+  if (!adminUrl) throw new Error('createPostgresDatabase needs a postgres:// URL (DATABASE_URL)');
+  const name = `${prefix}${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }
 
 let template: Promise<string> | undefined;
@@ -66,19 +98,18 @@ function migratedTemplate(): Promise<string> {
       await admin.query('SELECT pg_advisory_lock($1)', [lockKey]);
       try {
         if (await exists(admin, name)) return name;
-        const building = `sbt_build_${randomBytes(6).toString('hex')}`;
-        await admin.query(`CREATE DATABASE ${building}`);
+        const building = await createPostgresDatabase('sbt_build_');
         try {
-          const database = openDatabase({ databaseUrl: urlOf(building), dataDir: tmpdir(), poolSize: 1 });
+          const database = openDatabase({ databaseUrl: building.url, dataDir: tmpdir(), poolSize: 1 });
           try {
             await migrateToLatest(database);
           } finally {
             await database.close();
           }
           // Renamed only once complete: a template under its name is always fully migrated.
-          await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+          await admin.query(`ALTER DATABASE ${building.name} RENAME TO ${name}`);
         } catch (err) {
-          await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+          await building.drop();
           throw err;
         }
         return name;
@@ -124,22 +155,14 @@ export async function createTestStore(): Promise<TestStore> {
     copyFileSync(await migratedSqliteFile(), join(dataDir, 'switchboard.db'));
     return { dataDir, databaseUrl: undefined, engine: 'sqlite', drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const from = await migratedTemplate();
-  const name = `sbt_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${from}`);
-  await admin.end();
+  const database = await createPostgresDatabase('sbt_', { template: await migratedTemplate() });
   return {
     dataDir,
-    databaseUrl: urlOf(name),
+    databaseUrl: database.url,
     engine: 'postgres',
     async drop() {
       rmSync(dataDir, { recursive: true, force: true });
-      const c = new pg.Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await database.drop();
     },
   };
 }

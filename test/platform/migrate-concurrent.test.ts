@@ -6,12 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { postgresUrl } from '../helpers/database.ts';
+import { createPostgresDatabase, postgresUrl } from '../helpers/database.ts';
 
 interface Run { status: number | null; stdout: string; stderr: string }
 
@@ -27,18 +25,14 @@ function cli(env: Record<string, string | undefined>, args: string[]): Promise<R
 /** A store nothing has migrated yet: an empty data folder, or a new empty PostgreSQL database. */
 async function emptyStore(): Promise<{ env: Record<string, string | undefined>; drop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sb-migrate-'));
-  if (!postgresUrl) return { env: { SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: undefined }, drop: async () => {} };
-  const name = `sbt_migrate_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
+  const dropDir = async () => rmSync(dataDir, { recursive: true, force: true });
+  if (!postgresUrl) return { env: { SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: undefined }, drop: dropDir };
+  const database = await createPostgresDatabase('sbt_migrate_');
   return {
-    env: { SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: database.url },
     async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await dropDir();
+      await database.drop();
     },
   };
 }

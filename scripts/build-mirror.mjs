@@ -104,11 +104,14 @@ export async function buildMirror({ quiet = false } = {}) {
     if (kind === 'link') link(join(ROOT, path), join(MIRROR, path));
     else if (previous.files[path] !== stamp) changed.push(path);
   }
-  // Files that left the checkout leave the mirror, with their compiled twin.
+  // Files that left the checkout leave the mirror, with their compiled twin and its source map.
   for (const path of Object.keys(previous.files)) {
     if (files[path]) continue;
     rmSync(join(MIRROR, path), { force: true });
-    if (kindOf(path) === 'compile') rmSync(join(MIRROR, path.replace(/\.ts$/, '.js')), { force: true });
+    if (kindOf(path) !== 'compile') continue;
+    const compiled = join(MIRROR, path.replace(/\.ts$/, '.js'));
+    rmSync(compiled, { force: true });
+    rmSync(`${compiled}.map`, { force: true });
   }
 
   // .ts and bin's .js become .js; .mjs stay .mjs (the sources name them so).

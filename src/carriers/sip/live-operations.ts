@@ -83,7 +83,7 @@ interface Running {
  */
 const PRE_ROLL_SECONDS = 0.25;
 
-/** An utterance in talk seconds (`end` null while the caller talks), and the frames on file when it stopped. */
+/** An utterance in talk seconds (`end` null while the caller talks), and the frames on file when it stopped (unset while it talks). */
 interface Said { start: number; end: number | null; recorded?: number | undefined }
 
 const BEEP = Int16Array.from({ length: LINE_RATE / 2 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / LINE_RATE)));
@@ -414,7 +414,7 @@ export class LiveOperations {
   private async transcribe(callId: string, hearing: Hearing, said: Said, hints: string[]) {
     try {
       const end = said.end ?? this.leg.elapsed(callId) ?? said.start;
-      const audio = await hearing.farAudio(callId, said.start, end, said.end === null ? undefined : said.recorded);
+      const audio = await hearing.farAudio(callId, said.start, end, said.recorded);
       return await hearing.stt.transcribe(audio, { hints });
     } catch (err) {
       this.hooks.log(err as Error, callId, 'speech-to-text');

@@ -44,6 +44,9 @@ const clips = new Map<string, Int16Array>();
 /** What audio sounds like after the line's µ-law. */
 const onTheLine = (pcm: Int16Array) => decodeG711('PCMU', encodeG711('PCMU', pcm));
 
+/** The webhook that says call `callId` has ended and the server has recorded it. */
+const completed = (callId: string) => (e: { type: string; data: { object: { id?: string } } }) => e.type === 'call.completed' && e.data.object.id === callId;
+
 /** The agent's words as the fake endpoint speaks them, on the line (sentence by sentence, the first 80 characters of each). */
 const agentVoice = (text: string) => onTheLine(toLineRate(fakeSpeechBySentence(text), FAKE_TTS_RATE));
 
@@ -98,8 +101,7 @@ describe('issue 13: the AI receptionist answers live SIP calls', { skip: !hasPee
     let result: Awaited<ReturnType<typeof conversationOfCall>>;
     try {
       result = await conversationOfCall(seen);
-      const ended = (e: { type: string; data: { object: { id?: string } } }) => e.type === 'call.completed' && e.data.object.id === result.call.id;
-      await receiver.waitFor((evs) => evs.some(ended), 30_000);
+      await receiver.waitFor((evs) => evs.some(completed(result.call.id)), 30_000);
       // baresip writes what it heard when its call ends.
       await new Promise((resolve) => setTimeout(resolve, 500));
     } finally {
@@ -165,6 +167,8 @@ describe('issue 13: the AI receptionist answers live SIP calls', { skip: !hasPee
     assert.deepEqual(transcript.map((turn) => [turn.speaker, turn.action]), [['agent', 'greet'], ['caller', null], ['agent', 'transfer']], JSON.stringify(transcript));
     assert.equal(transcript[1]!.text, PERSON);
     assert.equal(conversation.outcome, 'transferred');
+    // SIPp ends as soon as it has answered our BYE, which can be before the server has recorded the call's end.
+    await receiver.waitFor((evs) => evs.some(completed(conversation.call_id)), 30_000);
     const call = (await live().get(`/v1/calls/${conversation.call_id}`)).body;
     assert.equal(call.status, 'completed');
     assert.deepEqual(call.transfers.map((x: { to: string; status: string }) => [x.to, x.status]), [[fixture.agent.transferNumber, 'completed']]);

@@ -3,6 +3,7 @@
 // no table types, so the platform's state machines can use it without importing every
 // module's tables.
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { executeDirect } from './direct-connection.ts';
 
 const MARK = '\u0000arg:';
 
@@ -33,7 +34,7 @@ export function compileOnce<DB, Args extends unknown[], Row>(
   return (executor, ...args) => {
     const { compiled, slots } = preparedFor(executor);
     const parameters = compiled.parameters.map((p, i) => (slots[i]! >= 0 ? args[slots[i]!] : p));
-    return executor.executeQuery<Row>({ ...compiled, parameters });
+    return executeDirect<Row>(executor, { ...compiled, parameters });
   };
 }
 

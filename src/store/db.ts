@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Driver } from 'kysely';
 import { GroupCommitSqliteDriver, type GroupLimits } from './sqlite-group-commit.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { ScopingDriver } from './request-transaction.ts';
+import { registerDirect } from './direct-connection.ts';
 import type { Tables } from './tables.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -47,6 +48,7 @@ export function openDatabase(opts: OpenOptions): Database {
     pool.on('error', (err) => opts.onPoolError?.(err));
     const dialect = new ScopingPostgresDialect({ pool });
     const db = new Kysely<Tables>({ dialect });
+    registerDirect(db, dialect.scoping, dialect);
     const url = new URL(opts.databaseUrl);
     return {
       db,
@@ -74,6 +76,7 @@ export function openDatabase(opts: OpenOptions): Database {
     : null;
   const dialect = new GroupCommitSqliteDialect(sqlite, opts.groupCommit);
   const db = new Kysely<Tables>({ dialect });
+  registerDirect(db, dialect.scoping, dialect);
   return {
     db,
     scoping: dialect.scoping,

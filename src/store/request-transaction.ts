@@ -194,8 +194,27 @@ export class ScopingDriver implements Driver {
     return inner.writerHeldMs ? inner.writerHeldMs() : null;
   }
 
+  private initialising: Promise<void> | null = null;
+  private initDone = false;
+
+  /** Once, whoever asks first: Kysely's runtime driver, or our own direct path (direct-connection.ts). */
   init(): Promise<void> {
-    return this.inner.init();
+    this.initialising ??= this.inner.init().then(() => {
+      this.initDone = true;
+    }, (err: unknown) => {
+      this.initialising = null; // as Kysely's runtime driver does: the next caller tries again
+      throw err;
+    });
+    return this.initialising;
+  }
+
+  /**
+   * Whether init has finished. Asked synchronously, so that the direct path acquires the
+   * connection in the same turn as its caller, as Kysely does: awaiting init once more would
+   * let a later query take the connection first.
+   */
+  get initialised(): boolean {
+    return this.initDone;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {

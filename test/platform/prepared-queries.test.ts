@@ -99,6 +99,24 @@ describe('prepared queries', () => {
     assert.equal((await read('lamp_2'))?.watts, 5);
   });
 
+  // Our transactions hold their connection themselves and run compiled statements straight on
+  // it (src/store/direct-connection.ts): what each statement sees and writes stays inside its
+  // transaction, and a transaction that has ended refuses both kinds of query.
+  test('in a transaction, prepared and Kysely queries share its connection; once it has ended it refuses both', async () => {
+    let kept: Kysely<Tables> | null = null;
+    await inTransaction(database.db, async (trx) => {
+      kept = trx;
+      await insertLamp(trx, { id: 'lamp_7', status: 'on', watts: 7, note: null, updated_at: 'x' });
+      // The Kysely-built query reads the prepared insert's row: the same connection and transaction.
+      assert.equal(((await (trx as unknown as Kysely<any>).selectFrom('pq_lamps').select('watts').where('id', '=', 'lamp_7').executeTakeFirst()) as { watts: number }).watts, 7);
+      await dimLamp(trx, 8, 'lamp_7');
+      assert.equal((await lampById(trx, 'lamp_7'))[0]?.watts, 8);
+    });
+    assert.equal((await read('lamp_7'))?.watts, 8);
+    await assert.rejects(lampById(kept!, 'lamp_7'), /already committed or rolled back/);
+    await assert.rejects((kept! as unknown as Kysely<any>).selectFrom('pq_lamps').selectAll().execute(), /already committed or rolled back/);
+  });
+
   test('every argument must be a parameter of the query', async () => {
     const constantOnly = prepareFor((k, _id: string) => (k as unknown as Kysely<any>).selectFrom('pq_lamps').selectAll().where('id', '=', 'fixed'), 1);
     await assert.rejects(constantOnly(database.db, 'lamp_1'), /every argument must appear/);

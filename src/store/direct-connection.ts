@@ -1,0 +1,89 @@
+// Statements on a connection we hold, without Kysely's per-query connection provider.
+//
+// Kysely runs every query through a chain of async layers (its executor, its connection
+// provider, its runtime driver, then ours): about 20 promises a query, 35 a transaction. A
+// POST /v1/calls made about 190. Promises are cheap until a request scope is open: its
+// AsyncLocalStorage turns on Node's promise hooks for the whole process, and each promise then
+// costs its hooks too (issue 29: an Idempotency-Key nearly doubled the request's CPU).
+//
+// So our own transactions (transaction.ts) hold their connection themselves, and the
+// statements compiled once (compile-once.ts) run straight on it. Queries built with Kysely
+// still go through Kysely, on an executor bound to the same connection. The driver is ours
+// either way: the request scope, the group commit and every deadline see the same calls in
+// the same order as before.
+import {
+  Transaction,
+  type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult,
+} from 'kysely';
+
+/** A driver that says, synchronously, whether it is initialised (ScopingDriver does). */
+export interface DirectDriver extends Driver {
+  readonly initialised: boolean;
+}
+
+export interface Direct {
+  driver: DirectDriver;
+  dialect: Dialect;
+}
+
+/** The databases we opened (db.ts): their driver, reached without Kysely's layers. */
+const opened = new WeakMap<object, Direct>();
+/** Each transaction we began, and the connection it runs on. */
+const bound = new WeakMap<object, DatabaseConnection>();
+
+/** Registers a database db.ts opened, with the driver and dialect it was built from. */
+export function registerDirect(db: Kysely<any>, driver: DirectDriver, dialect: Dialect): void {
+  opened.set(db, { driver, dialect });
+}
+
+/** Our driver for `db` (null if we did not open it); `init` it before the first use unless it is `initialised`. */
+export function directDriver(db: Kysely<any>): Direct | null {
+  return opened.get(db) ?? null;
+}
+
+/**
+ * A Kysely transaction whose every query runs on `connection`, which the caller has begun;
+ * `end` it at its COMMIT or ROLLBACK. After that it refuses every query, as Kysely's own
+ * transactions do, instead of running it on a connection that has gone back to the pool.
+ */
+export function boundTransaction<DB>(db: Kysely<DB>, connection: DatabaseConnection): { trx: Transaction<DB>; end(): void } {
+  const direct = opened.get(db)!;
+  let ended = false;
+  const executor = db.getExecutor().withConnectionProvider({
+    provideConnection: (consume) => (ended ? Promise.reject(new Error('Transaction is already committed or rolled back')) : consume(connection)),
+  });
+  const trx = new Transaction<DB>({ config: { dialect: direct.dialect }, dialect: direct.dialect, driver: direct.driver, executor });
+  bound.set(trx, connection);
+  return {
+    trx,
+    end() {
+      ended = true;
+      bound.delete(trx); // its compiled statements now go through the executor above, which refuses them
+    },
+  };
+}
+
+/**
+ * Runs a compiled query on `executor`: on its connection directly when it is one of our
+ * transactions, on a connection of our driver when it is a database we opened, and through
+ * Kysely otherwise. No plugin is installed on our databases, so Kysely would hand back the
+ * driver's result unchanged.
+ */
+export function executeDirect<R>(executor: Kysely<any>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const connection = bound.get(executor);
+  if (connection) return connection.executeQuery(query);
+  const direct = opened.get(executor);
+  if (!direct) return executor.executeQuery(query);
+  return onOwnConnection(direct, query);
+}
+
+async function onOwnConnection<R>(direct: Direct, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  // Kysely initialises a driver on its first query, and calls init again later: ours does the work once.
+  if (!direct.driver.initialised) await direct.driver.init();
+  const connection = await direct.driver.acquireConnection();
+  try {
+    return await connection.executeQuery(query);
+  } finally {
+    await direct.driver.releaseConnection(connection);
+  }
+}

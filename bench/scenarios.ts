@@ -65,6 +65,15 @@ export const scenarios: Scenario[] = [
     workerOff: true,
   },
   {
+    // The same request without an Idempotency-Key: what the key's request-wide transaction
+    // adds (its claim, its stored answer, and the promise hooks its AsyncLocalStorage turns on).
+    name: 'POST /v1/calls, no Idempotency-Key, worker off',
+    method: 'POST',
+    path: '/v1/calls',
+    body: call,
+    workerOff: true,
+  },
+  {
     // With a webhook_url whose host must be resolved (a DNS lookup off the database): the
     // request waits on I/O that has nothing to do with the database while it holds its key.
     name: 'POST /v1/calls, webhook_url host, worker off',

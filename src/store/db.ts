@@ -95,7 +95,7 @@ class GroupCommitSqliteDialect extends SqliteDialect {
 
   constructor(sqlite: SQLite.Database, limits?: GroupLimits) {
     super({ database: sqlite });
-    this.scoping = new ScopingDriver(new GroupCommitSqliteDriver(sqlite, limits));
+    this.scoping = new ScopingDriver(new GroupCommitSqliteDriver(sqlite, limits), true);
   }
 
   override createDriver(): Driver {

@@ -80,6 +80,9 @@ class Watch {
   /** Statements sent and not yet answered (PostgreSQL; SQLite answers synchronously). */
   inFlight = 0;
 
+  /** `countsInFlight`: false where every statement is answered before its call returns (SQLite). */
+  constructor(readonly countsInFlight: boolean) {}
+
   waitingOn(): string {
     const last = this.lastStatement ? `"${this.lastStatement.replace(/\s+/g, ' ').slice(0, 200)}"` : null;
     if (this.inFlight > 0) return `the database, to answer ${last ?? 'a statement'}`;
@@ -119,6 +122,9 @@ export function currentRequestScope(): RequestScope | undefined {
 function watched<R>(watch: Watch | null, inner: DatabaseConnection, query: CompiledQuery): Promise<QueryResult<R>> {
   if (!watch) return inner.executeQuery<R>(query);
   watch.lastStatement = query.sql;
+  // An answered statement needs no count, nor the promise that would count it (one per
+  // statement, each paying the promise hooks of an open request scope).
+  if (!watch.countsInFlight) return inner.executeQuery<R>(query);
   watch.inFlight++;
   const result = inner.executeQuery<R>(query);
   const settled = () => { watch.inFlight--; };
@@ -169,7 +175,11 @@ export class ScopingDriver implements Driver {
   /** Open transactions (request scopes and plain ones), for readiness: the oldest one's age. */
   private readonly open = new Set<Watch>();
 
-  constructor(private readonly inner: Driver) {}
+  /**
+   * `statementsAnswerAtOnce`: the inner driver answers each statement before its call returns
+   * (better-sqlite3), so a transaction is never waiting on the database for one.
+   */
+  constructor(private readonly inner: Driver, private readonly statementsAnswerAtOnce = false) {}
 
   /** From now on every transaction has this deadline (the server sets it after migrating). */
   setDeadline(deadline: TransactionDeadline | null): void {
@@ -284,7 +294,7 @@ export class ScopingDriver implements Driver {
   private arm(connection: PlainConnection, scope: 'transaction'): void {
     const deadline = this.deadline;
     if (!deadline) return;
-    const watch = new Watch();
+    const watch = new Watch(!this.statementsAnswerAtOnce);
     connection.watch = watch;
     this.open.add(watch);
     watch.timer = setTimeout(() => {
@@ -376,7 +386,7 @@ export class ScopingDriver implements Driver {
   private armScope(scope: RequestScope, connection: DatabaseConnection): void {
     const deadline = this.deadline;
     if (!deadline) return;
-    const watch = new Watch();
+    const watch = new Watch(!this.statementsAnswerAtOnce);
     scope.watch = watch;
     this.open.add(watch);
     watch.timer = setTimeout(() => {

@@ -71,19 +71,32 @@ export function boundTransaction<DB>(db: Kysely<DB>, connection: DatabaseConnect
  */
 export function executeDirect<R>(executor: Kysely<any>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const connection = bound.get(executor);
-  if (connection) return connection.executeQuery(query);
+  if (connection) {
+    // better-sqlite3 throws where it fails (a constraint, say): the caller gets a rejection, as from Kysely.
+    try {
+      return connection.executeQuery(query);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   const direct = opened.get(executor);
   if (!direct) return executor.executeQuery(query);
   return onOwnConnection(direct, query);
 }
 
-async function onOwnConnection<R>(direct: Direct, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+/** The query on a connection of our own, given back once it has answered (or failed). Promise chains, not async and await: fewer promises (see the top of this file). */
+function onOwnConnection<R>(direct: Direct, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const { driver } = direct;
   // Kysely initialises a driver on its first query, and calls init again later: ours does the work once.
-  if (!direct.driver.initialised) await direct.driver.init();
-  const connection = await direct.driver.acquireConnection();
-  try {
-    return await connection.executeQuery(query);
-  } finally {
-    await direct.driver.releaseConnection(connection);
-  }
+  if (!driver.initialised) return driver.init().then(() => onOwnConnection(direct, query));
+  return driver.acquireConnection().then((connection) => {
+    let answer: Promise<QueryResult<R>>;
+    try {
+      answer = connection.executeQuery<R>(query);
+    } catch (err) {
+      answer = Promise.reject(err);
+    }
+    const release = () => driver.releaseConnection(connection);
+    return answer.then((result) => release().then(() => result), (err: unknown) => release().then(() => { throw err; }));
+  });
 }

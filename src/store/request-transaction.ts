@@ -168,6 +168,7 @@ class PlainConnection implements DatabaseConnection {
 const unwrap = (connection: DatabaseConnection): DatabaseConnection => (connection instanceof PlainConnection ? connection.inner : connection);
 
 const raw = (sql: string) => CompiledQuery.raw(sql);
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Wraps a dialect's driver so request scopes can hold one connection and transaction. */
 export class ScopingDriver implements Driver {
@@ -227,14 +228,22 @@ export class ScopingDriver implements Driver {
     return this.initDone;
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  // Not async where it need not be: each async function and await is a promise more, and
+  // while a request scope is open every promise pays Node's promise hooks (direct-connection.ts).
+  acquireConnection(): Promise<DatabaseConnection> {
     const scope = scopes.getStore();
-    if (scope?.expired) throw scope.expired; // never run a timed-out request's work outside its transaction
+    if (scope?.expired) return Promise.reject(scope.expired); // never run a timed-out request's work outside its transaction
     if (!scope || scope.state !== 'open') {
-      const connection = await this.inner.acquireConnection();
-      if (ownReads.getStore()) (this.inner as Driver & { markRequestOwned?: (c: DatabaseConnection) => void }).markRequestOwned?.(connection);
-      return new PlainConnection(connection);
+      const ownRead = ownReads.getStore() === true;
+      return this.inner.acquireConnection().then((connection) => {
+        if (ownRead) (this.inner as Driver & { markRequestOwned?: (c: DatabaseConnection) => void }).markRequestOwned?.(connection);
+        return new PlainConnection(connection);
+      });
     }
+    return this.acquireScoped(scope);
+  }
+
+  private async acquireScoped(scope: RequestScope): Promise<DatabaseConnection> {
     if (!scope.connection) await this.begin(scope);
     if (scope.expired) throw scope.expired;
     if (scope.state !== 'open') throw new Error('the request transaction has ended; its work is over');
@@ -280,10 +289,10 @@ export class ScopingDriver implements Driver {
     await connection.executeQuery(raw(`RELEASE SAVEPOINT ${connection.savepoint}`));
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    if (connection instanceof ScopedConnection) return; // the scope keeps it until it ends
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof ScopedConnection) return RESOLVED; // the scope keeps it until it ends
     if (connection instanceof PlainConnection) {
-      if (connection.released) return;
+      if (connection.released) return RESOLVED;
       connection.released = true;
       return this.inner.releaseConnection(connection.inner);
     }

@@ -23,6 +23,7 @@ export interface GroupLimits {
 }
 
 const DEFAULT_LIMITS: GroupLimits = { members: 256, ageMs: 10 };
+const RESOLVED: Promise<void> = Promise.resolve();
 const STATEMENT_CACHE_SIZE = 500;
 
 /** One SQLite transaction shared by the Kysely transactions that ran while it was open. */
@@ -117,13 +118,22 @@ export class GroupCommitSqliteDriver implements Driver {
     return statement;
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  // The methods below answer promises without being async functions: each async function and
+  // await is a promise more, and while a request scope is open every promise in the process
+  // pays Node's promise hooks (direct-connection.ts). What they do is unchanged.
+
+  acquireConnection(): Promise<DatabaseConnection> {
     // One connection: code inside a transaction that queries the database instead of its
     // `trx` would wait for that very transaction forever. Fail at once, naming the mistake.
     if (insideTransaction.getStore()) {
-      throw new Error('a query on the database was made inside a transaction: pass the transaction (trx) instead, or it would wait for itself');
+      return Promise.reject(new Error('a query on the database was made inside a transaction: pass the transaction (trx) instead, or it would wait for itself'));
     }
-    if (this.held) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (!this.held) return Promise.resolve(this.take());
+    return new Promise<DatabaseConnection>((resolve) => this.waiters.push(() => resolve(this.take())));
+  }
+
+  /** The connection goes to a new holder (it was free, or handed off to the next in line). */
+  private take(): Lease {
     this.held = true;
     this.heldSince = performance.now();
     return new Lease(this);
@@ -155,28 +165,37 @@ export class GroupCommitSqliteDriver implements Driver {
     return this.held ? performance.now() - this.heldSince : null;
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+  beginTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
-    if (this.group && this.isFull(this.group)) this.commitGroup();
-    if (!this.group) {
-      this.sqlite.exec('BEGIN IMMEDIATE');
-      this.group = new Group();
+    try {
+      if (this.group && this.isFull(this.group)) this.commitGroup();
+      if (!this.group) {
+        this.sqlite.exec('BEGIN IMMEDIATE');
+        this.group = new Group();
+      }
+      lease.group = this.group;
+      if (!lease.requestOwned) this.group.shared = true;
+      this.sqlite.exec('SAVEPOINT member');
+    } catch (err) {
+      return Promise.reject(err);
     }
-    lease.group = this.group;
-    if (!lease.requestOwned) this.group.shared = true;
-    this.sqlite.exec('SAVEPOINT member');
     lease.state = 'member';
+    return RESOLVED;
   }
 
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
     const group = lease.group!;
-    if (this.group !== group || !this.sqlite.inTransaction) throw this.lost(group);
-    this.sqlite.exec('RELEASE member');
+    if (this.group !== group || !this.sqlite.inTransaction) return Promise.reject(this.lost(group));
+    try {
+      this.sqlite.exec('RELEASE member');
+    } catch (err) {
+      return Promise.reject(err);
+    }
     lease.state = 'released';
     group.members++;
     this.handOff(lease);
-    await group.done;
+    return group.done;
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -193,13 +212,13 @@ export class GroupCommitSqliteDriver implements Driver {
     this.sqlite.exec('RELEASE member');
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
-    if (lease.handedOff) return;
+    if (lease.handedOff) return RESOLVED;
     this.handOff(lease);
     // Plain statements that ran inside an open group (reads included) answer only once
     // what they saw or wrote is committed.
-    if (lease.group) await lease.group.done;
+    return lease.group ? lease.group.done : RESOLVED;
   }
 
   async destroy(): Promise<void> {

@@ -41,6 +41,7 @@ const lamps = 'pq_lamps' as keyof Tables & string;
 const insertLamp = prepareInsert(lamps, ['id', 'status', 'watts', 'note', 'updated_at']);
 const moveLamp = prepareUpdateByIdAndStatus('pq_lamps');
 const lampById = prepareFor((k, id: string) => (k as unknown as Kysely<any>).selectFrom('pq_lamps').selectAll().where('id', '=', id), 1);
+const lampWithId = prepareStatement((k, id: string) => (k as unknown as Kysely<any>).insertInto('pq_lamps').values({ id, status: 'off', updated_at: 'x' }), 1);
 const dimLamp = prepareStatement((k, watts: number, id: string) => (k as unknown as Kysely<any>).updateTable('pq_lamps').set({ watts }).where('id', '=', id), 2);
 
 const read = async (id: string): Promise<LampRow | undefined> => (await db.selectFrom('pq_lamps').selectAll().where('id', '=', id).executeTakeFirst()) as LampRow | undefined;
@@ -115,6 +116,14 @@ describe('prepared queries', () => {
     assert.equal((await read('lamp_7'))?.watts, 8);
     await assert.rejects(lampById(kept!, 'lamp_7'), /already committed or rolled back/);
     await assert.rejects((kept! as unknown as Kysely<any>).selectFrom('pq_lamps').selectAll().execute(), /already committed or rolled back/);
+    // A statement the database refuses (better-sqlite3 throws at once) is a rejected promise, as from Kysely.
+    await assert.rejects(inTransaction(database.db, (trx) => {
+      try {
+        return lampWithId(trx, 'lamp_7');
+      } catch {
+        throw new Error('the prepared statement threw instead of answering a rejected promise');
+      }
+    }), /unique|duplicate/i);
   });
 
   test('every argument must be a parameter of the query', async () => {

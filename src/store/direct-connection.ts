@@ -21,14 +21,14 @@ export interface DirectDriver extends Driver {
   readonly initialised: boolean;
 }
 
-export interface Direct {
+interface Direct {
   driver: DirectDriver;
   dialect: Dialect;
 }
 
 /** The databases we opened (db.ts): their driver, reached without Kysely's layers. */
 const opened = new WeakMap<object, Direct>();
-/** Each transaction we began, and the connection it runs on. */
+/** Each of our transactions still open, and the connection it runs on. */
 const bound = new WeakMap<object, DatabaseConnection>();
 
 /** Registers a database db.ts opened, with the driver and dialect it was built from. */
@@ -36,31 +36,53 @@ export function registerDirect(db: Kysely<any>, driver: DirectDriver, dialect: D
   opened.set(db, { driver, dialect });
 }
 
-/** Our driver for `db` (null if we did not open it); `init` it before the first use unless it is `initialised`. */
-export function directDriver(db: Kysely<any>): Direct | null {
-  return opened.get(db) ?? null;
+/** Whether we opened `db` (db.ts): its transactions can run in inDirectTransaction. */
+export function isDirect(db: Kysely<any>): boolean {
+  return opened.has(db);
 }
 
 /**
- * A Kysely transaction whose every query runs on `connection`, which the caller has begun;
- * `end` it at its COMMIT or ROLLBACK. After that it refuses every query, as Kysely's own
- * transactions do, instead of running it on a connection that has gone back to the pool.
+ * Runs `fn` in a transaction on a connection of our driver (`db` is one we opened: isDirect).
+ * Acquire, begin, commit or roll back, release: what Kysely's own transaction does, in the
+ * same order, with far fewer promises.
  */
-export function boundTransaction<DB>(db: Kysely<DB>, connection: DatabaseConnection): { trx: Transaction<DB>; end(): void } {
-  const direct = opened.get(db)!;
-  let ended = false;
+export async function inDirectTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  const direct = opened.get(db);
+  if (!direct) throw new Error('inDirectTransaction: this database was not opened by db.ts');
+  const { driver } = direct;
+  // Kysely initialises a driver on its first query, and calls init again later: ours does the work once.
+  if (!driver.initialised) await driver.init();
+  const connection = await driver.acquireConnection();
+  const trx = boundTransaction(db, direct, connection);
+  let begun = false;
+  try {
+    await driver.beginTransaction(connection, {});
+    begun = true;
+    const result = await fn(trx);
+    bound.delete(trx);
+    await driver.commitTransaction(connection);
+    return result;
+  } catch (err) {
+    bound.delete(trx);
+    if (begun) await driver.rollbackTransaction(connection);
+    throw err;
+  } finally {
+    await driver.releaseConnection(connection);
+  }
+}
+
+/**
+ * A Kysely transaction whose every query runs on `connection`, while it is `bound`. Once its
+ * COMMIT or ROLLBACK has begun it refuses every query, as Kysely's own transactions do,
+ * instead of running it on a connection that has gone back to the pool.
+ */
+function boundTransaction<DB>(db: Kysely<DB>, direct: Direct, connection: DatabaseConnection): Transaction<DB> {
   const executor = db.getExecutor().withConnectionProvider({
-    provideConnection: (consume) => (ended ? Promise.reject(new Error('Transaction is already committed or rolled back')) : consume(connection)),
+    provideConnection: (consume) => (bound.has(trx) ? consume(connection) : Promise.reject(new Error('Transaction is already committed or rolled back'))),
   });
-  const trx = new Transaction<DB>({ config: { dialect: direct.dialect }, dialect: direct.dialect, driver: direct.driver, executor });
+  const trx: Transaction<DB> = new Transaction<DB>({ config: { dialect: direct.dialect }, dialect: direct.dialect, driver: direct.driver, executor });
   bound.set(trx, connection);
-  return {
-    trx,
-    end() {
-      ended = true;
-      bound.delete(trx); // its compiled statements now go through the executor above, which refuses them
-    },
-  };
+  return trx;
 }
 
 /**

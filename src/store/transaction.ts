@@ -4,7 +4,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { Tables } from './tables.ts';
 import { currentRequestScope } from './request-transaction.ts';
-import { boundTransaction, directDriver } from './direct-connection.ts';
+import { inDirectTransaction, isDirect } from './direct-connection.ts';
 
 /** Set while code runs inside one of our transactions, when the guard is on (see below). */
 export const insideTransaction = new AsyncLocalStorage<true>();
@@ -30,41 +30,19 @@ export type Trx = Transaction<Tables> & { afterCommit(fn: () => void): void };
  * driver sees what Kysely's own transaction would have shown it, with far fewer promises);
  * on any other Kysely, Kysely's transaction runs it.
  */
-export async function inTransaction<T>(db: Kysely<Tables>, fn: (trx: Trx) => Promise<T>): Promise<T> {
+export function inTransaction<T>(db: Kysely<Tables>, fn: (trx: Trx) => Promise<T>): Promise<T> {
   const hooks: Array<() => void> = [];
-  const run = (trx: Trx) => {
+  const run = (raw: Transaction<Tables>) => {
+    const trx = raw as Trx;
     trx.afterCommit = (hook) => hooks.push(hook);
     return guarded ? insideTransaction.run(true, () => fn(trx)) : fn(trx);
   };
-  const direct = directDriver(db);
-  let result!: T;
-  if (!direct) {
-    result = await db.transaction().execute((trx) => run(trx as Trx));
-  } else {
-    if (!direct.driver.initialised) await direct.driver.init();
-    const { driver } = direct;
-    const connection = await driver.acquireConnection();
-    const bound = boundTransaction(db, connection);
-    try {
-      let begun = false;
-      try {
-        await driver.beginTransaction(connection, {});
-        begun = true;
-        result = await run(bound.trx as Trx);
-        bound.end();
-        await driver.commitTransaction(connection);
-      } catch (err) {
-        bound.end();
-        if (begun) await driver.rollbackTransaction(connection);
-        throw err;
-      }
-    } finally {
-      await driver.releaseConnection(connection);
-    }
-  }
-  // Inside a request-wide transaction this one was a savepoint: its hooks wait for the real commit.
-  const scope = currentRequestScope();
-  if (scope) scope.afterCommit.push(...hooks);
-  else for (const hook of hooks) hook();
-  return result;
+  const committed = isDirect(db) ? inDirectTransaction(db, run) : db.transaction().execute(run);
+  return committed.then((result) => {
+    // Inside a request-wide transaction this one was a savepoint: its hooks wait for the real commit.
+    const scope = currentRequestScope();
+    if (scope) scope.afterCommit.push(...hooks);
+    else for (const hook of hooks) hook();
+    return result;
+  });
 }

@@ -93,8 +93,23 @@ class Watch {
 }
 
 const scopes = new AsyncLocalStorage<RequestScope>();
-/** Set while a request reads on its own behalf before its scope begins (ScopingDriver.ownRead). */
-const ownReads = new AsyncLocalStorage<true>();
+
+/**
+ * Scopes run and not yet ended. While there is none, `scopes` is disabled: an enabled
+ * AsyncLocalStorage keeps Node's promise hooks on for the whole process, and with them every
+ * promise of the job worker and the carriers costs more (a quarter of a simulated message's
+ * CPU, docs/benchmarks.md). Disabling is safe then: a scope that has ended, committed or
+ * rolled back, is no scope to its leftover code either way (getStore answers undefined
+ * instead of a closed scope). A scope the deadline rolled back never counts as ended, as
+ * its code may still be running and must keep failing, never run outside its transaction.
+ */
+let liveScopes = 0;
+const liveScope = new WeakSet<RequestScope>();
+
+function scopeEnded(scope: RequestScope): void {
+  if (!liveScope.delete(scope)) return;
+  if (--liveScopes === 0) scopes.disable();
+}
 
 /**
  * True when the caller runs inside an open request scope: its queries use (or will begin) the
@@ -109,7 +124,7 @@ export function inRequestScope(): boolean {
  * join), which must never run on, or wait for, one request's transaction.
  */
 export function outsideRequestScope<T>(fn: () => T): T {
-  return scopes.exit(fn);
+  return liveScopes === 0 ? fn() : scopes.exit(fn);
 }
 
 /** The request scope the caller runs in, if any (inTransaction defers its hooks to it). */
@@ -234,7 +249,8 @@ export class ScopingDriver implements Driver {
     const scope = scopes.getStore();
     if (scope?.expired) return Promise.reject(scope.expired); // never run a timed-out request's work outside its transaction
     if (!scope || scope.state !== 'open') {
-      const ownRead = ownReads.getStore() === true;
+      const ownRead = this.ownReadNext;
+      this.ownReadNext = false;
       return this.inner.acquireConnection().then((connection) => {
         if (ownRead) (this.inner as Driver & { markRequestOwned?: (c: DatabaseConnection) => void }).markRequestOwned?.(connection);
         return new PlainConnection(connection);
@@ -355,8 +371,19 @@ export class ScopingDriver implements Driver {
    * Only for reads whose promise is never shared with other callers.
    */
   ownRead<T>(fn: () => Promise<T>): Promise<T> {
-    return ownReads.run(true, fn);
+    // No AsyncLocalStorage: `fn` asks for its connection in the turn it is called in (as the
+    // compiled statements do), so a flag for that one acquire is enough. Were it asked later,
+    // the read would only be taken for a shared one: a group commit more, nothing else.
+    this.ownReadNext = true;
+    try {
+      return fn();
+    } finally {
+      this.ownReadNext = false;
+    }
   }
+
+  /** The next plain acquire is a request's own read (see ownRead). */
+  private ownReadNext = false;
 
   /** A scope whose transaction begins at its first query (or at `begin`, whichever is first). */
   createScope(begin: () => Promise<void>): RequestScope {
@@ -421,10 +448,12 @@ export class ScopingDriver implements Driver {
     const connection = scope.connection;
     if (!connection) {
       scope.state = 'rolled_back'; // it never began: nothing to end
+      scopeEnded(scope);
       return;
     }
     if (scope.state !== 'open') return;
     scope.state = commit ? 'committed' : 'rolled_back';
+    scopeEnded(scope);
     const watch = scope.watch;
     this.disarm(watch);
     scope.watch = null;
@@ -445,5 +474,9 @@ export class ScopingDriver implements Driver {
 
 /** Runs `fn` (and everything it starts) inside `scope`. */
 export function runInScope<T>(scope: RequestScope, fn: () => T): T {
+  if (scope.state === 'open' && !liveScope.has(scope)) {
+    liveScope.add(scope);
+    liveScopes++;
+  }
   return scopes.run(scope, fn);
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { openDatabase, type Database } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { inTransaction } from '../../src/store/transaction.ts';
-import { TransactionTimeoutError, type TimeoutReport } from '../../src/store/request-transaction.ts';
+import { TransactionTimeoutError, inRequestScope, runInScope, type TimeoutReport } from '../../src/store/request-transaction.ts';
 import { createTestStore, type TestStore } from '../helpers/database.ts';
 
 let store: TestStore;
@@ -51,4 +51,31 @@ test('a transaction stuck on a promise is rolled back at the deadline, named, an
   assert.equal(err.code, 'transaction_timeout');
   assert.equal((await db.selectFrom('sandbox_clocks').select('account_id').where('account_id', '=', 'acct_deadline').execute()).length, 0,
     'nothing of it ran outside the transaction');
+});
+
+test('a request scope rolled back at the deadline keeps failing its code, even once no other scope is open', async () => {
+  // While no scope is open, the scopes' AsyncLocalStorage is switched off (request-transaction.ts):
+  // the expired scope must keep it on, or its code would go on outside any transaction.
+  const { db, scoping } = database;
+  let release!: () => void;
+  const stuck = new Promise<void>((resolve) => { release = resolve; });
+  const scope = scoping.createScope(async () => {});
+  const held = runInScope(scope, async () => {
+    await db.insertInto('sandbox_clocks').values({ account_id: 'acct_scope_deadline', offset_ms: 1, updated_at: new Date().toISOString() }).execute();
+    await stuck;
+    assert.equal(inRequestScope(), false, 'the scope is no longer open');
+    await db.insertInto('sandbox_clocks').values({ account_id: 'acct_scope_late', offset_ms: 1, updated_at: new Date().toISOString() }).execute();
+  });
+  const outcome = held.then(() => null, (err: unknown) => err);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  // Another request's scope opens and ends meanwhile: the last open one to end.
+  const other = scoping.createScope(async () => {});
+  await runInScope(other, () => db.selectFrom('sandbox_clocks').select('account_id').execute());
+  await scoping.closeScope(other, true);
+
+  release();
+  const err = await outcome;
+  assert.ok(err instanceof TransactionTimeoutError, `the held code fails at its next statement: ${String(err)}`);
+  const rows = await db.selectFrom('sandbox_clocks').select('account_id').where('account_id', 'in', ['acct_scope_deadline', 'acct_scope_late']).execute();
+  assert.deepEqual(rows, [], 'nothing of it ran, in its transaction or outside it');
 });

@@ -56,8 +56,11 @@ declare module 'fastify' {
      * everything the handler changes and the stored answer are one transaction. `handler`: for
      * a handler that must not run inside one transaction (it runs jobs, each in its own); it
      * gets the key as `request.idempotencyKey` and makes its effect happen once per key itself.
-     * A stored answer is still replayed, and a new one stored, the same way.
+     * A stored answer is still replayed, and a new one stored, the same way. `service-transaction`:
+     * for a hot write whose change is one transaction of its service (POST /v1/calls,
+     * POST /v1/messages): the handler answers through `answerOnce` (answer-once.ts), which has
+     * the service store the rendered answer as the last statement of that very transaction.
      */
-    idempotency?: 'request-transaction' | 'handler';
+    idempotency?: 'request-transaction' | 'service-transaction' | 'handler';
   }
 }

@@ -19,6 +19,10 @@
 // statement makes that INSERT do nothing: the request rolls back and answers 409, as a
 // failed claim did. One statement fewer per idempotent request (issue 29).
 //
+// Two hot writes (POST /v1/calls, POST /v1/messages) keep their key in their service's own
+// transaction instead (config.idempotency 'service-transaction', answer-once.ts): the same
+// all-or-nothing, without a transaction held across the request's turns.
+//
 // A stored response can hold a secret shown once (a new API key, a signing secret), so every
 // stored body is sealed with the server's secret key (see secret-box.ts): a database dump
 // alone never reveals one, and a replay still answers the same bytes.
@@ -33,6 +37,7 @@ import { SecretBox } from './secret-box.ts';
 import { IDEMPOTENCY_KEY_RETENTION_MS } from './idempotency-retention.ts';
 import { prepareFor, prepareStatement } from '../store/prepared.ts';
 import type { Mode } from '../store/platform-tables.ts';
+import type { Trx } from '../store/transaction.ts';
 
 // Every idempotent write runs these three: compiled once, not per request (issue 29).
 const findKey = prepareFor((db, accountId: string, mode: Mode, method: string, path: string, key: string) => db.selectFrom('idempotency_keys').selectAll()
@@ -75,6 +80,13 @@ declare module 'fastify' {
     idempotencyKey: string | null;
     /** Such a route's claim, stored with its answer in onSend. */
     idempotencyClaim: IdempotencyClaim | null;
+    /**
+     * A 'service-transaction' route's key: stores the rendered answer in the service's
+     * transaction (answer-once.ts), which then commits the claim, the change and the answer.
+     */
+    keepAnswer: KeepAnswer | null;
+    /** Set once that transaction committed: onSend has nothing left to store. */
+    answerKept: boolean;
   }
 }
 
@@ -87,6 +99,9 @@ interface IdempotencyClaim {
   key: string;
   request_hash: string;
 }
+
+/** Stores an answer under the request's key, as the last statement of `trx`; a duplicate that committed first makes it throw 409. */
+export type KeepAnswer = (trx: Trx, status: number, body: string, contentType: string) => Promise<void>;
 
 export interface IdempotencyHooks {
   preHandler: preHandlerHookHandler;
@@ -117,6 +132,8 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
   app.decorateRequest('idempotencyAnswering', false);
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('idempotencyClaim', null);
+  app.decorateRequest('keepAnswer', null);
+  app.decorateRequest('answerKept', false);
 
   /**
    * Before the handler runs: a key already used answers at once (a replay, a 422 for another
@@ -149,14 +166,26 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
       }
     }
 
-    if (request.routeOptions.config.idempotency === 'handler') {
+    const kept = request.routeOptions.config.idempotency;
+    if (kept === 'handler' || kept === 'service-transaction') {
       request.idempotencyKey = key;
+      // A refusal before the service's transaction (an outcome too) is stored after the fact, as a 'handler' route's answer.
       request.idempotencyClaim = Object.assign({}, scope, { request_hash: requestHash }); // not a spread: see state-machine.ts
-      return 'handler';
     }
+    if (kept === 'handler') return 'handler';
 
     const row: ClaimArgs = [newId('request'), scope.account_id, mode, scope.method, path, key, requestHash,
       new Date(now.getTime() + LOCK_MS).toISOString(), now.toISOString(), new Date(now.getTime() + IDEMPOTENCY_KEY_RETENTION_MS).toISOString()];
+    if (kept === 'service-transaction') {
+      // The claim and the answer in one INSERT, last in the service's transaction, on both
+      // engines: a duplicate that committed first (PostgreSQL holds this insert until it has)
+      // makes it do nothing, and the change rolls back with it.
+      request.keepAnswer = async (trx, status, body, contentType) => {
+        const [inserted] = await insertAnswered(trx, ...row, status, box.seal(body), contentType);
+        if (!inserted) throw inProgress(key);
+      };
+      return 'handler';
+    }
     return scoping.createScope(async () => {
       if (!claimWithAnswer) {
         // Inside the request's transaction: PostgreSQL holds this insert while another
@@ -212,7 +241,7 @@ export function idempotencyHooks(app: FastifyInstance, platform: Platform): Idem
     // The worst moment to crash: the handler's work is done, its answer not yet stored.
     if (failpoints && request.headers['x-switchboard-failpoint'] === 'crash-before-response') process.kill(process.pid, 'SIGKILL');
     if (request.idempotencyClaim) {
-      await storeHandlerAnswer(request, reply, payload);
+      if (!request.answerKept) await storeHandlerAnswer(request, reply, payload);
       return payload;
     }
     const scope = request.idempotencyScope;

@@ -25,6 +25,13 @@ export function guardTransactions(on: boolean): void {
 export type Trx = Transaction<Tables> & { afterCommit(fn: () => void): void };
 
 /**
+ * Work a caller adds as the last statements of a service's transaction, given what the
+ * transaction made (an Idempotency-Key's stored answer, answer-once.ts): it commits with the
+ * change or not at all, and if it throws, the change rolls back.
+ */
+export type BeforeCommit<R> = (trx: Trx, result: R) => Promise<void>;
+
+/**
  * Runs `fn` in a transaction and commits it, or rolls it back if `fn` throws. On a database
  * db.ts opened, the transaction holds its connection itself (direct-connection.ts: the
  * driver sees what Kysely's own transaction would have shown it, with far fewer promises);

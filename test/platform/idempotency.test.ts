@@ -144,3 +144,56 @@ describe('Idempotency-Key follows the route, not the text (issue 11.10)', () => 
     assert.equal(second.headers.get('idempotent-replayed'), null);
   });
 });
+
+describe('a write that keeps its key in its service transaction (POST /v1/messages, POST /v1/calls; issue 29)', () => {
+  const send = (key: string, path: string, body: unknown, idempotencyKey: string) => fetch(t.url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify(body),
+  });
+
+  test('a replay answers the same status, content type and bytes', async () => {
+    const body = { from: acct.numbers.sandbox[0], to: '+14155550100', body: 'kept once', metadata: { order: '7' } };
+    const first = await send(acct.keys.sandbox, '/v1/messages', body, 'kept-message-1');
+    const second = await send(acct.keys.sandbox, '/v1/messages', body, 'kept-message-1');
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 200);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(second.headers.get('content-type'), first.headers.get('content-type'));
+    assert.equal(await second.text(), await first.text());
+  });
+
+  test('50 identical concurrent requests create one message; the others answer 409 and their retry replays it', async () => {
+    const fresh = await t.createAccount('scale');
+    const api = t.as(fresh.keys.sandbox);
+    const body = { from: fresh.numbers.sandbox[0], to: '+14155550100', body: 'burst' };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => api.post('/v1/messages', body, { idempotencyKey: 'kept-burst' })));
+    const ok = responses.filter((r) => r.status === 200);
+    const busy = responses.filter((r) => r.status === 409);
+    assert.equal(ok.length + busy.length, 50, `statuses: ${responses.map((r) => r.status).join(',')}`);
+    assert.equal(new Set(ok.map((r) => (r.body as { id: string }).id)).size, 1, 'every success names the same message');
+    const messages = (await api.get('/v1/messages?limit=100')).body as { data: Array<{ id: string }> };
+    assert.equal(messages.data.length, 1);
+    const retry = await api.post('/v1/messages', body, { idempotencyKey: 'kept-burst' });
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal((retry.body as { id: string }).id, messages.data[0]!.id);
+  });
+
+  test('a refusal is the outcome too: replayed, nothing written; a request that failed validation leaves its key', async () => {
+    const api = t.as(acct.keys.sandbox);
+    const notOurs = { from: '+12125550199', to: '+14155550100', record: false };
+    const refused = await api.post('/v1/calls', notOurs, { idempotencyKey: 'kept-refusal' });
+    assert.equal(refused.status, 422);
+    assert.equal((refused.body as { code: string }).code, 'from_number_not_owned');
+    const replay = await api.post('/v1/calls', notOurs, { idempotencyKey: 'kept-refusal' });
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(replay.body, refused.body);
+
+    const invalid = await api.post('/v1/calls', { from: acct.numbers.sandbox[0], to: 'not a number' }, { idempotencyKey: 'kept-fix-then-retry' });
+    assert.equal(invalid.status, 400);
+    const fixed = await api.post('/v1/calls', { from: acct.numbers.sandbox[0], to: '+14155550100', record: false }, { idempotencyKey: 'kept-fix-then-retry' });
+    assert.equal(fixed.status, 200);
+    assert.equal(fixed.headers.get('idempotent-replayed'), null);
+  });
+});

@@ -4,13 +4,14 @@ import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
 import { toPage } from '../../platform/pagination.ts';
 import { CallListQuery, CreateCallBody, TransferBody } from './schema.ts';
 import type { CallService } from './service.ts';
+import { answerOnce } from '../../platform/answer-once.ts';
 
 export function callRoutes(app: App, calls: CallService): void {
   const tags = ['Calls'];
   const Call = Type.Ref('Call');
 
   app.post('/v1/calls', {
-    config: { scope: 'calls:write' },
+    config: { scope: 'calls:write', idempotency: 'service-transaction' },
     schema: {
       operationId: 'createCall', tags, summary: 'Place an outbound call', body: CreateCallBody,
       description: 'Answers 200 with the call in status `queued`; its progress arrives as call.* events. '
@@ -20,7 +21,7 @@ export function callRoutes(app: App, calls: CallService): void {
         ...problemResponses('from_number_not_owned', 'webhook_url_not_allowed', 'concurrent_call_limit', 'carrier_not_configured', 'idempotency_key_reused', 'idempotency_key_in_progress'),
       },
     },
-  }, async (request) => calls.create(request.auth, request.body));
+  }, async (request, reply) => answerOnce(request, reply, (call) => call, (beforeCommit) => calls.create(request.auth, request.body, beforeCommit)));
 
   app.get('/v1/calls', {
     config: { scope: 'calls:read' },

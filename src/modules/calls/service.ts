@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
 import type { AccountRow, Mode, NumberRow } from '../../store/platform-tables.ts';
-import { inTransaction, type Trx } from '../../store/transaction.ts';
+import { inTransaction, type BeforeCommit, type Trx } from '../../store/transaction.ts';
 import { newId } from '../../platform/ids.ts';
 import { phoneNumberMessage } from '../../platform/field-errors.ts';
 import { phoneFacts } from '../../platform/phone.ts';
@@ -174,7 +174,7 @@ export class CallService implements CallSignals {
     };
   }
 
-  async create(caller: Caller, input: CreateCallInput): Promise<Call> {
+  async create(caller: Caller, input: CreateCallInput, beforeCommit?: BeforeCommit<Call>): Promise<Call> {
     const { account, mode, clock } = caller;
     // Everything that can refuse the call is checked before the first write: the request
     // itself first, so a permanent refusal (no live carrier) never hides a bad field.
@@ -250,6 +250,7 @@ export class CallService implements CallSignals {
       const call = presentCall(row, [], this.base);
       await this.emit(trx, row, STATE_EVENTS.queued, call, clock, { createdHere: true });
       await carrier.place(trx, row, number.voice_trunk ?? null);
+      await beforeCommit?.(trx, call);
       return call;
     });
   }

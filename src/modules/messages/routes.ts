@@ -5,6 +5,7 @@ import { IdParams, Page, problemResponses } from '../../platform/schemas.ts';
 import { toPage } from '../../platform/pagination.ts';
 import { MessageListQuery, SendMessageBody, SendSmsBody } from './schema.ts';
 import { normalisePhoneQuery, presentMessage } from './service.ts';
+import { answerOnce } from '../../platform/answer-once.ts';
 
 const SEND_PROBLEMS = ['from_number_not_owned', 'number_lacks_capability', 'whatsapp_window_closed', 'carrier_not_configured', 'webhook_url_not_allowed'] as const;
 
@@ -13,12 +14,12 @@ export function messageRoutes(app: App, { services }: ModuleContext): void {
   const tags = ['Messages'];
 
   app.post('/v1/messages', {
-    config: { scope: 'messages:write' },
+    config: { scope: 'messages:write', idempotency: 'service-transaction' },
     schema: { operationId: 'sendMessage', tags, summary: 'Send an SMS, MMS or WhatsApp message', body: SendMessageBody,
       response: { 200: Type.Ref('Message'), ...problemResponses(...SEND_PROBLEMS) } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { account, mode, clock } = request.auth;
-    return presentMessage(await messages.send(account.id, mode, clock, request.body));
+    return answerOnce(request, reply, presentMessage, (beforeCommit) => messages.send(account.id, mode, clock, request.body, beforeCommit));
   });
 
   app.get('/v1/messages', {
@@ -55,11 +56,11 @@ export function messageRoutes(app: App, { services }: ModuleContext): void {
   });
 
   app.post('/v1/numbers/:id/sms', {
-    config: { scope: 'messages:write' },
+    config: { scope: 'messages:write', idempotency: 'service-transaction' },
     schema: { operationId: 'sendSmsFromNumber', tags: ['Messages', 'Numbers'], summary: 'Send an SMS from a provisioned number', params: IdParams,
       body: SendSmsBody, response: { 200: Type.Ref('Message'), ...problemResponses('not_found', ...SEND_PROBLEMS) } },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { account, mode, clock } = request.auth;
-    return presentMessage(await messages.sendFromNumber(account.id, mode, clock, request.params.id, request.body));
+    return answerOnce(request, reply, presentMessage, (beforeCommit) => messages.sendFromNumber(account.id, mode, clock, request.params.id, request.body, beforeCommit));
   });
 }

@@ -14,7 +14,7 @@ import type { EventEmitter } from '../../events/emit.ts';
 import type { EventType } from '../../events/catalogue.ts';
 import { newId } from '../../platform/ids.ts';
 import { Problem, invalidField, notFound } from '../../platform/problems.ts';
-import { inTransaction, type Trx } from '../../store/transaction.ts';
+import { inTransaction, type BeforeCommit, type Trx } from '../../store/transaction.ts';
 import { prepareFor, prepareInsert } from '../../store/prepared.ts';
 import { note, remember } from '../../store/batch-scope.ts';
 import type { CarrierMessage, InboundMessage, MessagingCarrier, StatusReport } from '../../carriers/index.ts';
@@ -141,7 +141,7 @@ export class MessageService {
   }
 
   /** POST /v1/messages. Nothing is written unless every check passes. */
-  async send(accountId: string, mode: Mode, clock: Clock, input: SendInput): Promise<MessageRow> {
+  async send(accountId: string, mode: Mode, clock: Clock, input: SendInput, beforeCommit?: BeforeCommit<MessageRow>): Promise<MessageRow> {
     const channel = input.channel ?? 'sms';
     checkContent(channel, input);
     checkDestination(input.to);
@@ -190,14 +190,15 @@ export class MessageService {
       const carrier = this.carrierFor(mode);
       if (carrier.takesQueued) await carrier.submit(trx, carrierMessage(row, number.messaging_carrier ?? null));
       else await this.platform.jobs.enqueue(trx, MESSAGE_DISPATCH_JOB, { messageId: row.id }, { clockId: mode === 'sandbox' ? accountId : null, delaySeconds: hold?.seconds ?? 0 });
+      await beforeCommit?.(trx, row);
       return row;
     });
   }
 
   /** POST /v1/numbers/{id}/sms: an SMS from that number, same rules as POST /v1/messages. */
-  async sendFromNumber(accountId: string, mode: Mode, clock: Clock, numberId: string, input: Omit<SendInput, 'from' | 'channel' | 'media_urls' | 'template'>): Promise<MessageRow> {
+  async sendFromNumber(accountId: string, mode: Mode, clock: Clock, numberId: string, input: Omit<SendInput, 'from' | 'channel' | 'media_urls' | 'template'>, beforeCommit?: BeforeCommit<MessageRow>): Promise<MessageRow> {
     const number = await this.numbers.get(accountId, mode, numberId);
-    return this.send(accountId, mode, clock, { ...input, from: number.phone_number, channel: 'sms' });
+    return this.send(accountId, mode, clock, { ...input, from: number.phone_number, channel: 'sms' }, beforeCommit);
   }
 
   /** POST /v1/sandbox/inbound_messages: a message arrives for a number of the account. */

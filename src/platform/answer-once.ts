@@ -17,23 +17,24 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /**
  * Runs `change` and answers with `present` of its result. With an Idempotency-Key, `change`
  * gets the BeforeCommit to run last in its transaction, and the handler answers the very
- * bytes it stored.
+ * bytes it stored. Not async: a handler of a hot write pays for each promise it makes.
  */
-export async function answerOnce<R, V>(
+export function answerOnce<R, V>(
   request: FastifyRequest,
   reply: FastifyReply,
   present: (result: R) => V,
   change: (beforeCommit?: BeforeCommit<R>) => Promise<R>,
 ): Promise<V | string> {
   const keep = request.keepAnswer;
-  if (!keep) return present(await change());
+  if (!keep) return change().then(present);
   let answer: string | null = null;
-  await change(async (trx, result) => {
+  return change((trx, result) => {
     answer = reply.serialize(present(result)) as string;
-    await keep(trx, reply.statusCode, answer, JSON_TYPE);
+    return keep(trx, reply.statusCode, answer, JSON_TYPE);
+  }).then(() => {
+    if (answer === null) throw new Error(`${request.method} ${request.routeOptions.url} keeps its Idempotency-Key in its service's transaction, but the service never stored the answer`);
+    request.answerKept = true;
+    reply.type(JSON_TYPE);
+    return answer;
   });
-  if (answer === null) throw new Error(`${request.method} ${request.routeOptions.url} keeps its Idempotency-Key in its service's transaction, but the service never stored the answer`);
-  request.answerKept = true;
-  reply.type(JSON_TYPE);
-  return answer;
 }

@@ -21,7 +21,7 @@ export function callRoutes(app: App, calls: CallService): void {
         ...problemResponses('from_number_not_owned', 'webhook_url_not_allowed', 'concurrent_call_limit', 'carrier_not_configured', 'idempotency_key_reused', 'idempotency_key_in_progress'),
       },
     },
-  }, async (request, reply) => answerOnce(request, reply, (call) => call, (beforeCommit) => calls.create(request.auth, request.body, beforeCommit)));
+  }, (request, reply) => answerOnce(request, reply, (call) => call, (beforeCommit) => calls.create(request.auth, request.body, beforeCommit)));
 
   app.get('/v1/calls', {
     config: { scope: 'calls:read' },

@@ -17,7 +17,7 @@ export function messageRoutes(app: App, { services }: ModuleContext): void {
     config: { scope: 'messages:write', idempotency: 'service-transaction' },
     schema: { operationId: 'sendMessage', tags, summary: 'Send an SMS, MMS or WhatsApp message', body: SendMessageBody,
       response: { 200: Type.Ref('Message'), ...problemResponses(...SEND_PROBLEMS) } },
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const { account, mode, clock } = request.auth;
     return answerOnce(request, reply, presentMessage, (beforeCommit) => messages.send(account.id, mode, clock, request.body, beforeCommit));
   });
@@ -59,7 +59,7 @@ export function messageRoutes(app: App, { services }: ModuleContext): void {
     config: { scope: 'messages:write', idempotency: 'service-transaction' },
     schema: { operationId: 'sendSmsFromNumber', tags: ['Messages', 'Numbers'], summary: 'Send an SMS from a provisioned number', params: IdParams,
       body: SendSmsBody, response: { 200: Type.Ref('Message'), ...problemResponses('not_found', ...SEND_PROBLEMS) } },
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const { account, mode, clock } = request.auth;
     return answerOnce(request, reply, presentMessage, (beforeCommit) => messages.sendFromNumber(account.id, mode, clock, request.params.id, request.body, beforeCommit));
   });

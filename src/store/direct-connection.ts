@@ -93,14 +93,7 @@ function boundTransaction<DB>(db: Kysely<DB>, direct: Direct, connection: Databa
  */
 export function executeDirect<R>(executor: Kysely<any>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
   const connection = bound.get(executor);
-  if (connection) {
-    // better-sqlite3 throws where it fails (a constraint, say): the caller gets a rejection, as from Kysely.
-    try {
-      return connection.executeQuery(query);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
+  if (connection) return executeOn(connection, query);
   const direct = opened.get(executor);
   if (!direct) return executor.executeQuery(query);
   return onOwnConnection(direct, query);
@@ -112,13 +105,16 @@ function onOwnConnection<R>(direct: Direct, query: CompiledQuery<R>): Promise<Qu
   // Kysely initialises a driver on its first query, and calls init again later: ours does the work once.
   if (!driver.initialised) return driver.init().then(() => onOwnConnection(direct, query));
   return driver.acquireConnection().then((connection) => {
-    let answer: Promise<QueryResult<R>>;
-    try {
-      answer = connection.executeQuery<R>(query);
-    } catch (err) {
-      answer = Promise.reject(err);
-    }
     const release = () => driver.releaseConnection(connection);
-    return answer.then((result) => release().then(() => result), (err: unknown) => release().then(() => { throw err; }));
+    return executeOn(connection, query).then((result) => release().then(() => result), (err: unknown) => release().then(() => { throw err; }));
   });
+}
+
+/** `query` on `connection`. better-sqlite3 throws where it fails (a constraint, say): the caller gets a rejection, as from Kysely. */
+function executeOn<R>(connection: DatabaseConnection, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  try {
+    return connection.executeQuery<R>(query);
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }

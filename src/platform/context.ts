@@ -58,7 +58,7 @@ declare module 'fastify' {
      * gets the key as `request.idempotencyKey` and makes its effect happen once per key itself.
      * A stored answer is still replayed, and a new one stored, the same way. `service-transaction`:
      * for a hot write whose change is one transaction of its service (POST /v1/calls,
-     * POST /v1/messages): the handler answers through `answerOnce` (answer-once.ts), which has
+     * POST /v1/messages, POST /v1/numbers/{id}/sms): the handler answers through `answerOnce` (answer-once.ts), which has
      * the service store the rendered answer as the last statement of that very transaction.
      */
     idempotency?: 'request-transaction' | 'service-transaction' | 'handler';

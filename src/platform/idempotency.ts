@@ -19,9 +19,10 @@
 // statement makes that INSERT do nothing: the request rolls back and answers 409, as a
 // failed claim did. One statement fewer per idempotent request (issue 29).
 //
-// Two hot writes (POST /v1/calls, POST /v1/messages) keep their key in their service's own
-// transaction instead (config.idempotency 'service-transaction', answer-once.ts): the same
-// all-or-nothing, without a transaction held across the request's turns.
+// The hot writes (POST /v1/calls, POST /v1/messages, POST /v1/numbers/{id}/sms) keep their
+// key in their service's own transaction instead (config.idempotency 'service-transaction',
+// answer-once.ts): the same all-or-nothing, without a transaction held across the request's
+// turns.
 //
 // A stored response can hold a secret shown once (a new API key, a signing secret), so every
 // stored body is sealed with the server's secret key (see secret-box.ts): a database dump
